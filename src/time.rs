@@ -1,0 +1,151 @@
+//! Simulated time: an integer count of microseconds.
+//!
+//! Floats never accumulate time: every duration in a scenario is converted to
+//! whole microseconds when it is loaded, and random draws are rounded to the
+//! nearest microsecond once, when the job is generated.
+
+/// A point in simulated time or a duration, in microseconds.
+pub type Time = u64;
+
+/// Microseconds per second.
+pub const SECOND: Time = 1_000_000;
+
+/// Formats a time as decimal seconds, exact to the microsecond, with no
+/// trailing zeros: `1500000` -> `1.5`, `3` -> `0.000003`, `2000000` -> `2`.
+pub fn fmt_secs(t: Time) -> String {
+    let whole = t / SECOND;
+    let frac = t % SECOND;
+    if frac == 0 {
+        return whole.to_string();
+    }
+    let mut s = format!("{whole}.{frac:06}");
+    while s.ends_with('0') {
+        s.pop();
+    }
+    s
+}
+
+/// Converts seconds (as a float) to microseconds, rounding to nearest.
+/// Negative and non-finite inputs map to 0 and `Time::MAX` respectively; the
+/// scenario validator rejects them before they get here.
+pub fn from_secs_f64(s: f64) -> Time {
+    if !s.is_finite() {
+        return Time::MAX;
+    }
+    if s <= 0.0 {
+        return 0;
+    }
+    let us = (s * SECOND as f64).round();
+    if us >= Time::MAX as f64 {
+        Time::MAX
+    } else {
+        us as Time
+    }
+}
+
+/// Microseconds as float seconds (for statistics and charts only).
+pub fn to_secs_f64(t: Time) -> f64 {
+    t as f64 / SECOND as f64
+}
+
+/// Parses a duration: `500us`, `200ms`, `2s`, `1.5s`, `10m`, `1h`, `1d`, or a
+/// bare number meaning seconds. Returns a message fit for the user on error.
+pub fn parse_duration(text: &str) -> Result<Time, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
+        .unwrap_or(t.len());
+    // `e` is part of a float only when followed by a digit or sign; a unit never starts with e.
+    let (num, unit) = t.split_at(split);
+    let unit = unit.trim();
+    let value: f64 = num.parse().map_err(|_| {
+        format!("`{text}` is not a duration; write a number with a unit: 500us, 200ms, 2s, 10m, 1h")
+    })?;
+    if !value.is_finite() || value < 0.0 {
+        return Err(format!("duration `{text}` must be zero or positive"));
+    }
+    let scale: f64 = match unit {
+        "" | "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
+        "h" | "hr" | "hour" | "hours" => 3600.0,
+        "d" | "day" | "days" => 86400.0,
+        other => {
+            return Err(format!(
+                "unknown duration unit `{other}` in `{text}`; use us, ms, s, m, h or d"
+            ))
+        }
+    };
+    let us = value * scale * SECOND as f64;
+    if us > 1e18 {
+        return Err(format!("duration `{text}` is too long"));
+    }
+    let rounded = us.round();
+    if value > 0.0 && rounded == 0.0 {
+        return Err(format!("duration `{text}` is shorter than the 1us time unit"));
+    }
+    Ok(rounded as Time)
+}
+
+/// Parses a rate: `2/s`, `120/m`, `3/h`, `0.5/ms`, or a bare number meaning
+/// per second. Returns events per second; must be strictly positive.
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let (num, unit) = match t.split_once('/') {
+        Some((n, u)) => (n.trim(), u.trim()),
+        None => (t, "s"),
+    };
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("`{text}` is not a rate; write a number per unit: 2/s, 120/m, 30/h"))?;
+    let per_secs: f64 = match unit {
+        "s" | "sec" | "second" => 1.0,
+        "ms" => 1e-3,
+        "m" | "min" | "minute" => 60.0,
+        "h" | "hr" | "hour" => 3600.0,
+        "d" | "day" => 86400.0,
+        other => return Err(format!("unknown rate unit `/{other}` in `{text}`; use /s, /m, /h or /d")),
+    };
+    if !value.is_finite() || value <= 0.0 {
+        return Err(format!("rate `{text}` must be greater than zero"));
+    }
+    Ok(value / per_secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_exact_seconds() {
+        assert_eq!(fmt_secs(0), "0");
+        assert_eq!(fmt_secs(1_500_000), "1.5");
+        assert_eq!(fmt_secs(3), "0.000003");
+        assert_eq!(fmt_secs(2_000_000), "2");
+        assert_eq!(fmt_secs(61_000_010), "61.00001");
+    }
+
+    #[test]
+    fn parses_durations_with_units() {
+        assert_eq!(parse_duration("500us"), Ok(500));
+        assert_eq!(parse_duration("200ms"), Ok(200_000));
+        assert_eq!(parse_duration("2s"), Ok(2_000_000));
+        assert_eq!(parse_duration("1.5"), Ok(1_500_000));
+        assert_eq!(parse_duration("10m"), Ok(600_000_000));
+        assert_eq!(parse_duration("1h"), Ok(3_600_000_000));
+        assert!(parse_duration("-1s").is_err());
+        assert!(parse_duration("5 parsecs").is_err());
+        assert!(parse_duration("fast").is_err());
+    }
+
+    #[test]
+    fn parses_rates() {
+        assert_eq!(parse_rate("2/s"), Ok(2.0));
+        assert_eq!(parse_rate("120/m"), Ok(2.0));
+        assert_eq!(parse_rate("3600/h"), Ok(1.0));
+        assert!(parse_rate("0/s").is_err());
+        assert!(parse_rate("-2/s").is_err());
+        assert!(parse_rate("2/fortnight").is_err());
+    }
+}
