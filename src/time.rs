@@ -72,9 +72,7 @@ pub fn parse_duration(text: &str) -> Result<Time, String> {
         "h" | "hr" | "hour" | "hours" => 3600.0,
         "d" | "day" | "days" => 86400.0,
         other => {
-            return Err(format!(
-                "unknown duration unit `{other}` in `{text}`; use us, ms, s, m, h or d"
-            ))
+            return Err(format!("unknown duration unit `{other}` in `{text}`; use us, ms, s, m, h or d"))
         }
     };
     let us = value * scale * SECOND as f64;

@@ -1,10 +1,138 @@
 //! Ordering policies: which claimable job runs next.
+//!
+//! A policy owns its backlog index and answers `pick`. The engine owns
+//! everything else: caps and resource fit are checked through the
+//! [`Gate`], and a tenant that fails a check is *parked*: the policy sets it
+//! aside (no further scans) until the engine calls [`Policy::unpark`].
+//! This keeps each dispatch O(1) or O(log n) in active tenants.
 
-use crate::scenario::PolicySpec;
+mod fifo;
+mod keyed;
+mod priority;
+mod round_robin;
+
+use crate::engine::{Gate, Job, JobTable, Slot};
+use crate::scenario::{PolicyParams, PolicySpec, Scenario, TenantId};
+use crate::time::Time;
+
+pub use keyed::KeyedQueue;
+
+/// An ordering policy.
+pub trait Policy {
+    /// A job became claimable (arrived, or re-queued after a failed attempt).
+    fn push(&mut self, job: &Job, slot: Slot, now: Time);
+    /// Removes and returns the next job to start, or `None` when no job it
+    /// holds may start now. Must call `gate.admit(job)` for the job it
+    /// proposes and, when refused, park that job's tenant and try the next.
+    fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot>;
+    /// A parked tenant may be claimable again: put it back in the running.
+    fn unpark(&mut self, tenant: TenantId, jobs: &JobTable, now: Time);
+    /// A started job finished an attempt (for policies that account service).
+    fn on_finish(&mut self, _job: &Job, _now: Time) {}
+    /// The next time the policy wants to be asked again even if nothing else
+    /// happens (planners, throttles); `None` when it does not need a timer.
+    fn next_wakeup(&self) -> Option<Time> {
+        None
+    }
+}
+
+/// Builds a policy from its spec; `Err` is a message for the user.
+pub type Builder = fn(&PolicySpec, &Scenario) -> Result<Box<dyn Policy>, String>;
+
+/// Description of a registered policy, for `fairsim policies` and validation.
+pub struct PolicyInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// (parameter, meaning) pairs it accepts besides `label` and `spare`.
+    pub params: &'static [(&'static str, &'static str)],
+    pub build: Builder,
+}
+
+/// Every policy fairsim knows, in the order `fairsim policies` lists them.
+pub fn registry() -> &'static [PolicyInfo] {
+    &[
+        PolicyInfo {
+            name: "fifo",
+            summary: "one global queue in arrival order (the oldest claimable job runs next)",
+            params: &[],
+            build: fifo::build,
+        },
+        PolicyInfo {
+            name: "priority",
+            summary: "strict priority by class (lower number first), arrival order within a class",
+            params: &[],
+            build: priority::build,
+        },
+        PolicyInfo {
+            name: "round_robin",
+            summary: "one job per tenant per turn, rotating over tenants with claimable work",
+            params: &[("order", "rotation order: a list of tenant names (default: declaration order)")],
+            build: round_robin::build,
+        },
+    ]
+}
+
+/// Looks a policy up by name.
+pub fn find(name: &str) -> Option<&'static PolicyInfo> {
+    registry().iter().find(|p| p.name == name)
+}
+
+/// Names of the parameters a spec sets.
+fn params_set(p: &PolicyParams) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if p.order.is_some() || p.edf_order.is_some() {
+        v.push("order");
+    }
+    for (name, set) in [
+        ("over", p.over.is_some()),
+        ("cost", p.cost.is_some()),
+        ("quantum", p.quantum.is_some()),
+        ("step", p.step.is_some()),
+        ("max_boost", p.max_boost.is_some()),
+        ("window", p.window.is_some()),
+        ("floor", p.floors.is_some()),
+        ("class", p.class.is_some()),
+        ("workers", p.workers.is_some()),
+        ("late", p.late.is_some()),
+        ("then", p.then.is_some()),
+    ] {
+        if set {
+            v.push(name);
+        }
+    }
+    v
+}
 
 /// Checks that `spec.kind` is a known policy and that it sets only parameters
 /// that policy accepts. Returns a message naming the valid choices on error.
 pub fn validate_params(spec: &PolicySpec) -> Result<(), String> {
-    let _ = spec;
+    let Some(info) = find(&spec.kind) else {
+        let names: Vec<&str> = registry().iter().map(|p| p.name).collect();
+        return Err(format!(
+            "unknown policy `{}`; choose one of: {} (see `fairsim policies`)",
+            spec.kind,
+            names.join(", ")
+        ));
+    };
+    for name in params_set(&spec.params) {
+        if !info.params.iter().any(|(p, _)| *p == name) {
+            let valid: Vec<&str> = info.params.iter().map(|(p, _)| *p).collect();
+            let valid = if valid.is_empty() { "none".to_string() } else { valid.join(", ") };
+            return Err(format!(
+                "policy `{}` does not take `{name}`; its parameters are: {valid} (plus label, spare)",
+                spec.kind
+            ));
+        }
+    }
+    if let Some((k, _)) = spec.params.extra.first() {
+        return Err(format!("policy `{}` does not take `{k}`", spec.kind));
+    }
     Ok(())
+}
+
+/// Builds the policy a spec describes.
+pub fn build(spec: &PolicySpec, scenario: &Scenario) -> Result<Box<dyn Policy>, String> {
+    validate_params(spec)?;
+    let info = find(&spec.kind).ok_or_else(|| format!("unknown policy `{}`", spec.kind))?;
+    (info.build)(spec, scenario)
 }

@@ -111,11 +111,19 @@ pub enum ArrivalSpec {
 pub enum ServiceSpec {
     Constant(Time),
     /// Exponential with this mean.
-    Exponential { mean: Time },
+    Exponential {
+        mean: Time,
+    },
     /// Uniform on [min, max].
-    Uniform { min: Time, max: Time },
+    Uniform {
+        min: Time,
+        max: Time,
+    },
     /// Lognormal with ln(service in seconds) ~ Normal(mu, sigma).
-    LogNormal { mu: f64, sigma: f64 },
+    LogNormal {
+        mu: f64,
+        sigma: f64,
+    },
 }
 
 /// What a policy does with spare capacity when its caps bind.

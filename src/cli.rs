@@ -1,0 +1,286 @@
+//! The command line: parses arguments, runs the command, prints results.
+//! `main.rs` only maps the returned error to an exit code.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::error::{Error, Result};
+use crate::output::tables::Headline;
+use crate::policy;
+use crate::run::{self, Logs, RunOptions};
+use crate::scenario::{self, PolicySpec, Scenario};
+use crate::time::{fmt_secs, Time};
+
+/// fairsim: compare job-scheduling policies on identical multi-tenant workloads.
+#[derive(Debug, Parser)]
+#[command(name = "fairsim", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Simulate a scenario under each of its policies and write the results.
+    Run(RunArgs),
+    /// Check a scenario file and print what it describes, without simulating.
+    Validate {
+        /// The scenario file (YAML).
+        scenario: PathBuf,
+    },
+    /// List every policy with its parameters.
+    Policies,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogsArg {
+    /// Every CSV file (ticks, jobs, tenants, summary, comparison).
+    Full,
+    /// Only summary.csv per policy and comparison.csv (fastest).
+    Summary,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// A human-readable table.
+    Table,
+    /// The comparison as JSON, for scripts.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The scenario file (YAML).
+    pub scenario: PathBuf,
+    /// Run only this policy: a label from the scenario's `policies`, or any
+    /// policy name with default parameters. Repeat for several.
+    #[arg(long = "policy", value_name = "NAME")]
+    pub policies: Vec<String>,
+    /// Results folder (default: output/<scenario name>/). Replaced whole on success.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Override the scenario's seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Which files to write.
+    #[arg(long, value_enum, default_value_t = LogsArg::Full)]
+    pub logs: LogsArg,
+    /// Check caps and rotation at every dispatch and fail on a violation (slow; for tests).
+    #[arg(long, hide = true)]
+    pub audit: bool,
+    /// How to print the comparison on stdout.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+}
+
+/// Runs the parsed command.
+pub fn execute(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Run(args) => cmd_run(args),
+        Command::Validate { scenario } => cmd_validate(&scenario),
+        Command::Policies => {
+            print!("{}", policies_text());
+            Ok(())
+        }
+    }
+}
+
+/// Text of `fairsim policies`.
+pub fn policies_text() -> String {
+    let mut s = String::new();
+    for p in policy::registry() {
+        s.push_str(&format!("{:<12} {}\n", p.name, p.summary));
+        for (k, v) in p.params {
+            s.push_str(&format!("    {k:<10} {v}\n"));
+        }
+    }
+    s.push_str("\nEvery policy also takes `label` (output folder name) and `spare: lend|hold`\n");
+    s.push_str("(what happens to idle workers when tenant caps bind; default lend).\n");
+    s
+}
+
+fn select_policies(sc: &mut Scenario, names: &[String]) -> Result<()> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    let mut chosen: Vec<PolicySpec> = Vec::new();
+    for name in names {
+        let spec = match sc.policies.iter().find(|p| &p.label == name) {
+            Some(p) => p.clone(),
+            None => {
+                let spec = PolicySpec { kind: name.clone(), label: name.clone(), ..Default::default() };
+                policy::validate_params(&spec).map_err(|m| {
+                    let labels: Vec<&str> = sc.policies.iter().map(|p| p.label.as_str()).collect();
+                    Error::Usage(format!(
+                        "--policy {name}: not a label in {} ({}) and {m}",
+                        sc.source.display(),
+                        labels.join(", ")
+                    ))
+                })?;
+                spec
+            }
+        };
+        if chosen.iter().any(|c| c.label == spec.label) {
+            return Err(Error::Usage(format!("--policy {name} is given twice")));
+        }
+        chosen.push(spec);
+    }
+    sc.policies = chosen;
+    Ok(())
+}
+
+fn cmd_run(args: RunArgs) -> Result<()> {
+    let mut sc = scenario::load(&args.scenario)?;
+    if let Some(seed) = args.seed {
+        sc.seed = seed;
+    }
+    select_policies(&mut sc, &args.policies)?;
+    let opts = RunOptions {
+        out: args.out.clone(),
+        logs: if args.logs == LogsArg::Summary { Logs::Summary } else { Logs::Full },
+        audit: args.audit,
+    };
+    let show_progress = !args.quiet && std::io::stderr().is_terminal();
+    let bar = if show_progress {
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {prefix:>12} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let progress = |label: &str, t: Time, jobs: u64| {
+        if let Some(b) = &bar {
+            b.set_prefix(label.to_string());
+            b.set_message(format!("simulated {}s, {jobs} jobs", fmt_secs(t - t % 1_000_000)));
+            b.tick();
+        }
+    };
+    let started = std::time::Instant::now();
+    let (runs, dir) = run::run_all(&sc, &opts, &progress)?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let heads: Vec<&Headline> = runs.iter().map(|r| &r.headline).collect();
+    match args.format {
+        FormatArg::Json => println!("{}", comparison_json(&heads)),
+        FormatArg::Table if !args.quiet => {
+            print!("{}", comparison_table(&heads));
+            println!(
+                "\n{} policies, {} jobs each, in {:.2}s; results in {}",
+                runs.len(),
+                runs.first().map(|r| r.stats.all.jobs).unwrap_or(0),
+                started.elapsed().as_secs_f64(),
+                dir.display()
+            );
+        }
+        FormatArg::Table => {}
+    }
+    Ok(())
+}
+
+fn secs(t: Option<Time>) -> String {
+    t.map(fmt_secs).unwrap_or_else(|| "-".into())
+}
+
+/// The side-by-side comparison printed by `fairsim run`.
+pub fn comparison_table(rows: &[&Headline]) -> String {
+    let header =
+        ["policy", "jobs", "done", "util", "p99 wait", "worst tenant p99", "oldest age", "jain", "makespan"];
+    let mut table: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    for h in rows {
+        table.push(vec![
+            h.label.clone(),
+            h.jobs.to_string(),
+            h.completed.to_string(),
+            format!("{:.1}%", h.utilization * 100.0),
+            format!("{}s", secs(h.wait_p99)),
+            h.worst_tenant_p99
+                .as_ref()
+                .map(|(n, t)| format!("{}s ({n})", fmt_secs(*t)))
+                .unwrap_or("-".into()),
+            format!("{}s", fmt_secs(h.oldest_age_max)),
+            h.jain_mean.map(|j| format!("{j:.3}")).unwrap_or("-".into()),
+            format!("{}s", fmt_secs(h.makespan)),
+        ]);
+    }
+    let widths: Vec<usize> =
+        (0..header.len()).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let mut s = String::new();
+    for (i, r) in table.iter().enumerate() {
+        let cells: Vec<String> =
+            r.iter()
+                .enumerate()
+                .map(|(c, v)| {
+                    if c == 0 {
+                        format!("{v:<w$}", w = widths[c])
+                    } else {
+                        format!("{v:>w$}", w = widths[c])
+                    }
+                })
+                .collect();
+        s.push_str(cells.join("  ").trim_end());
+        s.push('\n');
+        if i == 0 {
+            s.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
+            s.push('\n');
+        }
+    }
+    s
+}
+
+fn comparison_json(rows: &[&Headline]) -> String {
+    let to_s = |t: Option<Time>| t.map(|v| v as f64 / 1e6);
+    let v: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|h| {
+            serde_json::json!({
+                "policy": h.label,
+                "jobs": h.jobs,
+                "completed": h.completed,
+                "rejected": h.rejected,
+                "utilization": h.utilization,
+                "wait_p99": to_s(h.wait_p99),
+                "worst_tenant": h.worst_tenant_p99.as_ref().map(|w| w.0.clone()),
+                "worst_tenant_p99": to_s(h.worst_tenant_p99.as_ref().map(|w| w.1)),
+                "worst_class": h.worst_class_p99.as_ref().map(|w| w.0.clone()),
+                "worst_class_p99": to_s(h.worst_class_p99.as_ref().map(|w| w.1)),
+                "oldest_age_max": h.oldest_age_max as f64 / 1e6,
+                "jain": h.jain_mean,
+                "jain_min": h.jain_min,
+                "makespan": h.makespan as f64 / 1e6,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&v).unwrap_or_default()
+}
+
+fn cmd_validate(path: &std::path::Path) -> Result<()> {
+    let sc = scenario::load(path)?;
+    println!("{}: ok", path.display());
+    println!("  name: {}, seed: {}, tick: {}s", sc.name, sc.seed, fmt_secs(sc.tick));
+    if sc.workers == u32::MAX {
+        println!("  workers: unlimited");
+    } else {
+        println!("  workers: {}", sc.workers);
+    }
+    for (n, c) in &sc.resources {
+        println!("  resource {n}: {c}");
+    }
+    println!(
+        "  tenants: {}, classes: {}, workload entries: {}",
+        sc.tenants.len(),
+        sc.classes.len(),
+        sc.workload.len()
+    );
+    let labels: Vec<String> = sc.policies.iter().map(|p| format!("{} ({})", p.label, p.kind)).collect();
+    println!("  policies: {}", labels.join(", "));
+    Ok(())
+}

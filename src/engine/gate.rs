@@ -1,0 +1,110 @@
+//! Eligibility at claim time: the engine's per-tenant caps and resource fit,
+//! checked for the job a policy proposes. Policies never enforce caps.
+
+use crate::scenario::{Res, TenantId, MAX_RESOURCES};
+
+use super::job::Job;
+
+/// Why a tenant with waiting work was passed over. Written to the
+/// observation log as `tenant:reason`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Skip {
+    /// The tenant already runs `cap` jobs.
+    AtCap,
+    /// Its next job's resource vector does not fit the free capacity.
+    NoFit,
+    /// DRR: the tenant's deficit does not cover its next job yet.
+    Deficit,
+    /// Throttled (rate limit or slow queue).
+    Throttled,
+    /// Its next job is not claimable before a later time.
+    NotBefore,
+    /// A reserve or band holds the capacity for another class.
+    Reserved,
+}
+
+impl Skip {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Skip::AtCap => "at_cap",
+            Skip::NoFit => "no_fit",
+            Skip::Deficit => "deficit",
+            Skip::Throttled => "throttled",
+            Skip::NotBefore => "not_before",
+            Skip::Reserved => "reserved",
+        }
+    }
+}
+
+/// Per-tenant counters the engine keeps.
+#[derive(Debug, Clone, Default)]
+pub struct TenantLoad {
+    /// Jobs claimable now.
+    pub queued: u64,
+    /// Jobs running now.
+    pub running: u32,
+    /// `u32::MAX` when the tenant has no cap.
+    pub cap: u32,
+    /// Set while the policy has set the tenant aside after a failed check.
+    pub parked: Option<Skip>,
+}
+
+/// The engine's answer to "may this job start now?", handed to a policy's `pick`.
+pub struct Gate<'a> {
+    pub(crate) tenants: &'a mut [TenantLoad],
+    pub(crate) free: Res,
+    pub(crate) borrow: bool,
+    pub(crate) parked: &'a mut Vec<TenantId>,
+    pub(crate) skips: &'a mut Vec<(TenantId, Skip)>,
+}
+
+impl Gate<'_> {
+    /// True when `job` may start now. When it may not, the tenant is parked:
+    /// the skip is logged, and the policy must set the tenant aside until the
+    /// engine calls `unpark` for it. A policy must not ask again for a parked tenant.
+    pub fn admit(&mut self, job: &Job) -> bool {
+        let t = &mut self.tenants[job.tenant as usize];
+        let reason = if !self.borrow && t.running >= t.cap {
+            Some(Skip::AtCap)
+        } else if !fits(&job.cost, &self.free) {
+            Some(Skip::NoFit)
+        } else {
+            None
+        };
+        match reason {
+            None => true,
+            Some(r) => {
+                t.parked = Some(r);
+                self.parked.push(job.tenant);
+                self.skips.push((job.tenant, r));
+                false
+            }
+        }
+    }
+
+    /// Records a policy's own reason for passing over a tenant (deficit,
+    /// throttled, ...). Does not park the tenant.
+    pub fn note_skip(&mut self, tenant: TenantId, reason: Skip) {
+        self.skips.push((tenant, reason));
+    }
+
+    /// Whether caps are lifted for this dispatch (work-conserving lend mode).
+    pub fn borrowing(&self) -> bool {
+        self.borrow
+    }
+
+    /// Free capacity per resource dimension.
+    pub fn free(&self) -> &Res {
+        &self.free
+    }
+
+    /// Jobs of `tenant` running now.
+    pub fn running(&self, tenant: TenantId) -> u32 {
+        self.tenants[tenant as usize].running
+    }
+}
+
+/// Whether `cost` fits in `free` in every dimension.
+pub fn fits(cost: &Res, free: &Res) -> bool {
+    (0..MAX_RESOURCES).all(|i| cost[i] <= free[i])
+}

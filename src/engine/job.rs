@@ -1,0 +1,138 @@
+//! Live jobs: a slab indexed by slot, so memory follows the number of jobs in
+//! the system, not the length of the run.
+
+use crate::scenario::{ClassId, Res, TenantId};
+use crate::time::Time;
+use crate::workload::Arrival;
+
+/// Index of a live job in the [`JobTable`]; reused after the job ends.
+pub type Slot = u32;
+
+/// Where a job is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobState {
+    /// Claimable: waiting for the policy to choose it.
+    Queued,
+    Running,
+    /// Finished, failed, rejected or expired: the slot is free.
+    Ended,
+}
+
+/// How a job's life ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Completed,
+    /// Every allowed attempt failed.
+    Failed,
+    /// Refused by admission control.
+    Rejected,
+    /// Dropped by the policy (e.g. `edf` with `late: drop`).
+    Expired,
+    /// Still queued or running when the simulation stopped.
+    Unfinished,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Completed => "completed",
+            Outcome::Failed => "failed",
+            Outcome::Rejected => "rejected",
+            Outcome::Expired => "expired",
+            Outcome::Unfinished => "unfinished",
+        }
+    }
+}
+
+/// A job in the system.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// Job id: its position in the arrival stream (0-based), the same under every policy.
+    pub seq: u64,
+    pub tenant: TenantId,
+    pub class: ClassId,
+    pub arrival: Time,
+    /// When the job last became claimable (arrival, or re-queue after a failed attempt).
+    pub ready: Time,
+    pub service: Time,
+    pub deadline: Option<Time>,
+    pub cost: Res,
+    /// Attempts that will fail before one succeeds (drawn by the workload).
+    pub failures: u32,
+    pub max_attempts: u32,
+    /// Attempts started so far.
+    pub attempts: u32,
+    pub first_start: Option<Time>,
+    pub state: JobState,
+}
+
+impl Job {
+    pub fn from_arrival(seq: u64, a: &Arrival) -> Self {
+        Job {
+            seq,
+            tenant: a.tenant,
+            class: a.class,
+            arrival: a.time,
+            ready: a.time,
+            service: a.service,
+            deadline: a.deadline,
+            cost: a.cost,
+            failures: a.failures,
+            max_attempts: a.max_attempts,
+            attempts: 0,
+            first_start: None,
+            state: JobState::Queued,
+        }
+    }
+}
+
+/// Slab of live jobs.
+#[derive(Debug, Default)]
+pub struct JobTable {
+    jobs: Vec<Job>,
+    free: Vec<Slot>,
+    live: usize,
+}
+
+impl JobTable {
+    /// Stores a job and returns its slot.
+    pub fn insert(&mut self, job: Job) -> Slot {
+        self.live += 1;
+        if let Some(slot) = self.free.pop() {
+            self.jobs[slot as usize] = job;
+            slot
+        } else {
+            self.jobs.push(job);
+            (self.jobs.len() - 1) as Slot
+        }
+    }
+
+    /// Frees a slot (the job must have ended).
+    pub fn remove(&mut self, slot: Slot) {
+        self.jobs[slot as usize].state = JobState::Ended;
+        self.free.push(slot);
+        self.live -= 1;
+    }
+
+    pub fn get(&self, slot: Slot) -> &Job {
+        &self.jobs[slot as usize]
+    }
+
+    pub fn get_mut(&mut self, slot: Slot) -> &mut Job {
+        &mut self.jobs[slot as usize]
+    }
+
+    /// Number of live jobs.
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Slots of every live job (for the end-of-run sweep).
+    pub fn live_slots(&self) -> impl Iterator<Item = Slot> + '_ {
+        self.jobs.iter().enumerate().filter(|(_, j)| j.state != JobState::Ended).map(|(i, _)| i as Slot)
+    }
+}

@@ -1,0 +1,326 @@
+//! The discrete-event engine: clock, events, workers, job lifecycle.
+//!
+//! # Event order
+//! Time is an integer number of microseconds. At one instant the engine
+//! handles, in this order:
+//! 1. completions, by (finish time, job id);
+//! 2. the close of a log tick that ends at this instant (so a job finishing
+//!    exactly at a tick boundary counts in the tick that ends there);
+//! 3. arrivals, in stream order (time, workload entry, order within entry);
+//! 4. dispatch: while a worker is free and the policy proposes a job the
+//!    gate admits, start it.
+//!
+//! # Decisions
+//! Admission (accept everything, for now) -> ordering (the [`Policy`]) ->
+//! placement (a free worker and the job's resource vector, checked by the
+//! [`Gate`]) -> execution (start, finish, fail and retry, charged to the same
+//! tenant) -> accounting (the [`Recorder`]).
+
+mod audit;
+mod gate;
+mod job;
+mod recorder;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::path::Path;
+
+pub use audit::Audit;
+pub use gate::{fits, Gate, Skip, TenantLoad};
+pub use job::{Job, JobState, JobTable, Outcome, Slot};
+pub use recorder::RunStats;
+
+use crate::error::Result;
+use crate::policy::Policy;
+use crate::scenario::{Res, Scenario, Spare, TenantId, MAX_RESOURCES};
+use crate::time::Time;
+use crate::workload::stream::Source;
+use recorder::Recorder;
+
+/// Capacity of the pool as a resource vector (workers are counted separately).
+fn capacity(sc: &Scenario) -> Res {
+    let mut r = [0; MAX_RESOURCES];
+    for (i, (_, c)) in sc.resources.iter().enumerate() {
+        r[i] = *c;
+    }
+    r
+}
+
+/// One simulation of one policy.
+pub struct Engine<'s> {
+    sc: &'s Scenario,
+    policy: Box<dyn Policy>,
+    spare: Spare,
+    now: Time,
+    jobs: JobTable,
+    loads: Vec<TenantLoad>,
+    free_workers: u32,
+    free_res: Res,
+    /// Running attempts by (finish time, job id).
+    running: BinaryHeap<Reverse<(Time, u64, Slot)>>,
+    queued_total: u64,
+    parked_at_cap: Vec<TenantId>,
+    parked_no_fit: Vec<TenantId>,
+    gate_parked: Vec<TenantId>,
+    skips: Vec<(TenantId, Skip)>,
+    next_seq: u64,
+    rec: Recorder,
+    progress: Option<&'s dyn Fn(Time, u64)>,
+    audit: Option<Audit>,
+}
+
+impl<'s> Engine<'s> {
+    /// An engine for `policy` over `sc`, writing per-run logs into `log_dir` if given.
+    pub fn new(
+        sc: &'s Scenario,
+        policy: Box<dyn Policy>,
+        spare: Spare,
+        log_dir: Option<&Path>,
+    ) -> Result<Self> {
+        let loads = sc
+            .tenants
+            .iter()
+            .map(|t| TenantLoad { cap: t.cap.unwrap_or(u32::MAX), ..Default::default() })
+            .collect();
+        Ok(Engine {
+            sc,
+            policy,
+            spare,
+            now: 0,
+            jobs: JobTable::default(),
+            loads,
+            free_workers: sc.workers,
+            free_res: capacity(sc),
+            running: BinaryHeap::new(),
+            queued_total: 0,
+            parked_at_cap: Vec::new(),
+            parked_no_fit: Vec::new(),
+            gate_parked: Vec::new(),
+            skips: Vec::new(),
+            next_seq: 0,
+            rec: Recorder::new(sc, log_dir)?,
+            progress: None,
+            audit: None,
+        })
+    }
+
+    /// Turns on the self-check of caps and rotation (see [`Audit`]); `rotation`
+    /// also checks round-robin turn-taking.
+    pub fn with_audit(mut self, rotation: bool) -> Self {
+        self.audit = Some(Audit::new(self.sc.tenants.len(), rotation));
+        self
+    }
+
+    /// Calls `f(now, jobs_arrived)` every few thousand events (for a progress bar).
+    pub fn with_progress(mut self, f: &'s dyn Fn(Time, u64)) -> Self {
+        self.progress = Some(f);
+        self
+    }
+
+    /// Runs the whole workload to completion and returns the statistics.
+    pub fn run(mut self, source: &mut dyn Source) -> Result<RunStats> {
+        let mut stats = self.simulate(source)?;
+        stats.audit = self.audit.take();
+        Ok(stats)
+    }
+
+    fn simulate(&mut self, source: &mut dyn Source) -> Result<RunStats> {
+        let mut next = source.next_arrival();
+        let mut events: u64 = 0;
+        loop {
+            let t_done = self.running.peek().map(|Reverse((t, _, _))| *t);
+            let t_arr = next.as_ref().map(|a| a.time);
+            let t_wake = if self.queued_total > 0 { self.policy.next_wakeup() } else { None };
+            let Some(t) = [t_done, t_arr, t_wake].into_iter().flatten().min() else {
+                break;
+            };
+            debug_assert!(t >= self.now, "time went backwards");
+            // ticks that ended strictly before this instant
+            while self.rec.tick_end() < t {
+                self.rec.close_tick(self.sc, &self.loads, &self.jobs, self.free_workers)?;
+            }
+            self.now = t;
+            while let Some(&Reverse((tf, _, slot))) = self.running.peek() {
+                if tf != t {
+                    break;
+                }
+                self.running.pop();
+                self.finish_attempt(slot)?;
+            }
+            if self.rec.tick_end() == t {
+                self.rec.close_tick(self.sc, &self.loads, &self.jobs, self.free_workers)?;
+            }
+            while let Some(a) = next.as_ref() {
+                if a.time != t {
+                    break;
+                }
+                let job = Job::from_arrival(self.next_seq, a);
+                self.next_seq += 1;
+                self.arrive(job);
+                next = source.next_arrival();
+            }
+            self.dispatch();
+            events += 1;
+            if events.is_multiple_of(8192) {
+                if let Some(p) = self.progress {
+                    p(self.now, self.next_seq);
+                }
+            }
+        }
+        // close the tick holding the last event (or the first tick of an empty run)
+        if self.now > self.rec.tick_end() - self.sc.tick || self.rec.ticks_closed() == 0 {
+            self.rec.close_tick(self.sc, &self.loads, &self.jobs, self.free_workers)?;
+        }
+        let leftover: Vec<Slot> = self.jobs.live_slots().collect();
+        for slot in leftover {
+            let job = self.jobs.get(slot).clone();
+            self.rec.on_end(self.sc, &job, self.now, Outcome::Unfinished)?;
+        }
+        let rec = std::mem::replace(&mut self.rec, Recorder::new(self.sc, None)?);
+        rec.finish()
+    }
+
+    fn arrive(&mut self, job: Job) {
+        self.rec.on_arrival(&job);
+        // Admission: every arrival is accepted (admission control comes with its policies).
+        let slot = self.jobs.insert(job);
+        self.enqueue(slot);
+    }
+
+    fn enqueue(&mut self, slot: Slot) {
+        let job = self.jobs.get_mut(slot);
+        job.state = JobState::Queued;
+        let t = job.tenant as usize;
+        self.loads[t].queued += 1;
+        self.queued_total += 1;
+        let job = self.jobs.get(slot);
+        self.rec.on_queued(job, slot, self.loads[t].queued);
+        self.policy.push(job, slot, self.now);
+    }
+
+    fn dispatch(&mut self) {
+        let mut borrow = false;
+        while self.free_workers > 0 && self.queued_total > 0 {
+            let pick = {
+                let mut gate = Gate {
+                    tenants: &mut self.loads,
+                    free: self.free_res,
+                    borrow,
+                    parked: &mut self.gate_parked,
+                    skips: &mut self.skips,
+                };
+                self.policy.pick(&self.jobs, &mut gate, self.now)
+            };
+            self.sort_parked();
+            match pick {
+                Some(slot) => self.start(slot),
+                None if self.spare == Spare::Lend && !borrow && !self.parked_at_cap.is_empty() => {
+                    // Nobody below its cap can run: lend the idle workers to tenants at their cap.
+                    borrow = true;
+                    for t in std::mem::take(&mut self.parked_at_cap) {
+                        if self.loads[t as usize].parked == Some(Skip::AtCap) {
+                            self.loads[t as usize].parked = None;
+                            self.policy.unpark(t, &self.jobs, self.now);
+                        }
+                    }
+                }
+                None => break,
+            }
+        }
+        if let Some(a) = self.audit.as_mut() {
+            for &(t, r) in &self.skips {
+                a.on_skip(t, r);
+            }
+            a.after_round(self.now, self.free_workers, self.sc.workers, &self.loads, self.spare);
+        }
+        self.rec.on_skips(&mut self.skips);
+    }
+
+    /// Files tenants the gate just parked under their reason.
+    fn sort_parked(&mut self) {
+        for t in self.gate_parked.drain(..) {
+            match self.loads[t as usize].parked {
+                Some(Skip::AtCap) => self.parked_at_cap.push(t),
+                Some(_) => self.parked_no_fit.push(t),
+                None => {}
+            }
+        }
+        if self.parked_at_cap.len() > 64 + 2 * self.loads.len() {
+            let loads = &self.loads;
+            self.parked_at_cap.retain(|&t| loads[t as usize].parked == Some(Skip::AtCap));
+            self.parked_at_cap.dedup();
+        }
+    }
+
+    fn start(&mut self, slot: Slot) {
+        let now = self.now;
+        let job = self.jobs.get_mut(slot);
+        job.state = JobState::Running;
+        job.attempts += 1;
+        job.first_start.get_or_insert(now);
+        let (t, cost, seq, service) = (job.tenant as usize, job.cost, job.seq, job.service);
+        if let Some(a) = self.audit.as_mut() {
+            for &(u, r) in &self.skips {
+                a.on_skip(u, r);
+            }
+            a.on_dispatch(now, t as TenantId, &self.loads, self.spare);
+        }
+        self.loads[t].queued -= 1;
+        self.loads[t].running += 1;
+        self.queued_total -= 1;
+        self.free_workers -= 1;
+        for (free, c) in self.free_res.iter_mut().zip(cost) {
+            *free -= c;
+        }
+        self.running.push(Reverse((now.saturating_add(service), seq, slot)));
+        if let Some(a) = self.audit.as_mut() {
+            let l = &self.loads[t];
+            if l.queued == 0 || l.running >= l.cap {
+                a.on_idle(t as TenantId);
+            }
+        }
+        self.rec.on_start(self.jobs.get(slot), now, self.loads[t].queued);
+    }
+
+    fn finish_attempt(&mut self, slot: Slot) -> Result<()> {
+        let now = self.now;
+        let job = self.jobs.get(slot);
+        let (t, cost) = (job.tenant, job.cost);
+        self.rec.on_attempt_end(job, now);
+        self.policy.on_finish(job, now);
+        self.free_workers += 1;
+        for (free, c) in self.free_res.iter_mut().zip(cost) {
+            *free += c;
+        }
+        let load = &mut self.loads[t as usize];
+        load.running -= 1;
+        if load.parked == Some(Skip::AtCap) && load.running < load.cap {
+            load.parked = None;
+            self.policy.unpark(t, &self.jobs, now);
+        }
+        // freed resources may let a parked job fit now
+        for u in std::mem::take(&mut self.parked_no_fit) {
+            if self.loads[u as usize].parked == Some(Skip::NoFit) {
+                self.loads[u as usize].parked = None;
+                self.policy.unpark(u, &self.jobs, now);
+            }
+        }
+        let job = self.jobs.get(slot);
+        if job.attempts <= job.failures {
+            if job.attempts >= job.max_attempts {
+                let job = job.clone();
+                self.rec.on_end(self.sc, &job, now, Outcome::Failed)?;
+                self.jobs.remove(slot);
+            } else {
+                // a retry is the same job, charged to the same tenant, claimable again now
+                self.jobs.get_mut(slot).ready = now;
+                self.enqueue(slot);
+            }
+        } else {
+            let job = job.clone();
+            self.rec.on_end(self.sc, &job, now, Outcome::Completed)?;
+            self.jobs.remove(slot);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,116 @@
+//! The backlog index shared by every policy that orders jobs by a key
+//! (arrival order, class priority, deadline, virtual finish time).
+//!
+//! Jobs sit in per-tenant heaps; a global heap holds each unparked tenant's
+//! head key. `pick` pops the best tenant, asks the gate, and either starts
+//! that tenant's head job or parks the tenant. Per dispatch: O(log n) in
+//! tenants plus O(log m) in that tenant's jobs, never a scan.
+//!
+//! Ties between equal keys go to the lower job id (arrival order).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::engine::{Gate, JobTable, Slot};
+use crate::scenario::TenantId;
+
+#[derive(Debug)]
+struct TenantQueue<K> {
+    jobs: BinaryHeap<Reverse<(K, u64, Slot)>>,
+    /// Key of this tenant's entry in the global heap, if it has a live one.
+    listed: Option<(K, u64)>,
+    parked: bool,
+}
+
+impl<K> Default for TenantQueue<K> {
+    fn default() -> Self {
+        TenantQueue { jobs: BinaryHeap::new(), listed: None, parked: false }
+    }
+}
+
+/// Per-tenant heaps of jobs ordered by `(K, job id)`, plus a heap of tenants.
+#[derive(Debug)]
+pub struct KeyedQueue<K: Ord + Copy> {
+    tenants: Vec<TenantQueue<K>>,
+    heads: BinaryHeap<Reverse<(K, u64, TenantId)>>,
+}
+
+impl<K: Ord + Copy> KeyedQueue<K> {
+    pub fn new(tenants: usize) -> Self {
+        KeyedQueue {
+            tenants: (0..tenants).map(|_| TenantQueue::default()).collect(),
+            heads: BinaryHeap::new(),
+        }
+    }
+
+    /// Adds a job with its key.
+    pub fn push(&mut self, tenant: TenantId, key: K, seq: u64, slot: Slot) {
+        let tq = &mut self.tenants[tenant as usize];
+        tq.jobs.push(Reverse((key, seq, slot)));
+        if !tq.parked && tq.listed.is_none_or(|l| (key, seq) < l) {
+            tq.listed = Some((key, seq));
+            self.heads.push(Reverse((key, seq, tenant)));
+        }
+    }
+
+    fn relist(&mut self, tenant: TenantId) {
+        let tq = &mut self.tenants[tenant as usize];
+        tq.listed = None;
+        if tq.parked {
+            return;
+        }
+        if let Some(Reverse((k, s, _))) = tq.jobs.peek() {
+            tq.listed = Some((*k, *s));
+            self.heads.push(Reverse((*k, *s, tenant)));
+        }
+    }
+
+    /// The best job whose tenant the gate admits; parks refused tenants.
+    pub fn pick(&mut self, jobs: &JobTable, gate: &mut Gate) -> Option<Slot> {
+        while let Some(Reverse((k, s, tenant))) = self.heads.pop() {
+            let tq = &mut self.tenants[tenant as usize];
+            if tq.parked || tq.listed != Some((k, s)) {
+                continue; // stale entry: the tenant's head changed or it was parked
+            }
+            let Some(&Reverse((_, _, slot))) = tq.jobs.peek() else {
+                tq.listed = None;
+                continue;
+            };
+            if gate.admit(jobs.get(slot)) {
+                tq.jobs.pop();
+                self.relist(tenant);
+                return Some(slot);
+            }
+            tq.parked = true;
+            tq.listed = None;
+        }
+        None
+    }
+
+    /// Lets a parked tenant compete again.
+    pub fn unpark(&mut self, tenant: TenantId) {
+        let tq = &mut self.tenants[tenant as usize];
+        if tq.parked {
+            tq.parked = false;
+            self.relist(tenant);
+        }
+    }
+
+    /// The best job of one tenant without removing it.
+    pub fn peek_tenant(&self, tenant: TenantId) -> Option<(K, Slot)> {
+        self.tenants[tenant as usize].jobs.peek().map(|Reverse((k, _, s))| (*k, *s))
+    }
+
+    /// Removes and returns the best job of one tenant (for policies that
+    /// choose the tenant themselves).
+    pub fn pop_tenant(&mut self, tenant: TenantId) -> Option<Slot> {
+        let slot = self.tenants[tenant as usize].jobs.pop().map(|Reverse((_, _, s))| s);
+        self.relist(tenant);
+        slot
+    }
+
+    /// Number of queued jobs of one tenant.
+    pub fn tenant_len(&self, tenant: TenantId) -> usize {
+        self.tenants[tenant as usize].jobs.len()
+    }
+}

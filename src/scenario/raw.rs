@@ -1,0 +1,391 @@
+//! The serde model of a scenario file, exactly as written in YAML.
+//!
+//! Nothing here is validated beyond its YAML shape: numbers, durations and
+//! rates are kept as text with their location ([`Spanned`]) so that the loader
+//! (`load.rs`) can report semantic errors at the right line and column.
+//!
+//! Every struct denies unknown fields, so a misspelled key is an error that
+//! lists the valid keys. "String or map" values (`service`, policy entries,
+//! `order`) use small hand-written visitors instead of `#[serde(untagged)]`,
+//! because untagged enums would lose the locations of the values inside them.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+/// A scalar written as a YAML string or number, kept as text.
+///
+/// Used for durations (`2s`, `200ms`, or a bare number of seconds) and rates
+/// (`2/s`, `120/m`, or a bare number per second); `load.rs` parses the text
+/// with [`crate::time::parse_duration`] / [`crate::time::parse_rate`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Text {
+    /// The text as written (numbers formatted back to text).
+    pub text: String,
+    /// Whether the YAML value was a bare number rather than a string.
+    pub numeric: bool,
+}
+
+struct TextVisitor(&'static str);
+
+impl Visitor<'_> for TextVisitor {
+    type Value = Text;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.0)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
+        Ok(Text { text: v.to_string(), numeric: false })
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Text, E> {
+        Ok(Text { text: v, numeric: false })
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Text, E> {
+        Ok(Text { text: v.to_string(), numeric: true })
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Text, E> {
+        Ok(Text { text: v.to_string(), numeric: true })
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Text, E> {
+        Ok(Text { text: v.to_string(), numeric: true })
+    }
+}
+
+/// A duration: `500us`, `200ms`, `2s`, `10m`, `1h`, or a bare number of seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dur(pub Text);
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(TextVisitor("a duration such as 500us, 200ms, 2s, 10m, 1h or a number of seconds"))
+            .map(Dur)
+    }
+}
+
+/// A rate: `2/s`, `120/m`, `30/h`, or a bare number per second.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rate(pub Text);
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(TextVisitor("a rate such as 2/s, 120/m, 30/h or a number per second")).map(Rate)
+    }
+}
+
+/// A number, or a duration string (converted to seconds by the loader).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NumOrDur(pub Text);
+
+impl<'de> Deserialize<'de> for NumOrDur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(TextVisitor("a number, or a duration such as 200ms or 2s")).map(NumOrDur)
+    }
+}
+
+/// A YAML mapping kept in file order: `name -> V`. Duplicate keys are
+/// rejected by serde-saphyr before they get here.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedMap<V>(pub Vec<(String, V)>);
+
+impl<V> Default for NamedMap<V> {
+    fn default() -> Self {
+        NamedMap(Vec::new())
+    }
+}
+
+struct NamedMapVisitor<V>(PhantomData<V>);
+
+impl<'de, V: Deserialize<'de>> Visitor<'de> for NamedMapVisitor<V> {
+    type Value = NamedMap<V>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a map of name: value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(NamedMap(Vec::new()))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value::<V>()?;
+            out.push((key, value));
+        }
+        Ok(NamedMap(out))
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for NamedMap<V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(NamedMapVisitor(PhantomData))
+    }
+}
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    pub name: Option<Spanned<String>>,
+    pub seed: Option<Spanned<u64>>,
+    pub workers: Option<Spanned<u32>>,
+    pub resources: Option<Spanned<NamedMap<Spanned<u64>>>>,
+    pub log: Option<Spanned<RawLog>>,
+    pub tenants: Option<Spanned<NamedMap<Spanned<Option<RawTenant>>>>>,
+    pub classes: Option<Spanned<NamedMap<Spanned<Option<RawClass>>>>>,
+    pub workload: Option<Spanned<Vec<Spanned<RawEntry>>>>,
+    pub policies: Option<Spanned<Vec<Spanned<RawPolicy>>>>,
+}
+
+impl RawScenario {
+    /// True when the document sets no key at all (e.g. only comments).
+    pub fn is_empty(&self) -> bool {
+        self.name.is_none()
+            && self.seed.is_none()
+            && self.workers.is_none()
+            && self.resources.is_none()
+            && self.log.is_none()
+            && self.tenants.is_none()
+            && self.classes.is_none()
+            && self.workload.is_none()
+            && self.policies.is_none()
+    }
+}
+
+/// `log: {tick: 1s}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLog {
+    pub tick: Option<Spanned<Dur>>,
+}
+
+/// A tenant's properties.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTenant {
+    pub weight: Option<Spanned<f64>>,
+    pub cap: Option<Spanned<i64>>,
+}
+
+/// A class's properties.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawClass {
+    pub priority: Option<Spanned<i32>>,
+    pub weight: Option<Spanned<f64>>,
+    pub sla: Option<Spanned<Dur>>,
+}
+
+/// One workload entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEntry {
+    pub tenant: Option<Spanned<String>>,
+    pub tenants: Option<Spanned<RawSpread>>,
+    pub class: Option<Spanned<String>>,
+    /// Batch shorthand: `count` jobs at `at`.
+    pub count: Option<Spanned<u64>>,
+    pub at: Option<Spanned<Dur>>,
+    pub arrivals: Option<Spanned<RawArrivals>>,
+    pub service: Option<Spanned<RawService>>,
+    pub deadline: Option<Spanned<Dur>>,
+    pub cost: Option<Spanned<NamedMap<Spanned<u64>>>>,
+    pub failure: Option<Spanned<RawFailure>>,
+}
+
+/// `tenants: {count: N, prefix: t}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpread {
+    pub count: Spanned<u32>,
+    pub prefix: Spanned<String>,
+}
+
+/// `arrivals:` map.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawArrivals {
+    pub poisson: Option<Spanned<Rate>>,
+    pub every: Option<Spanned<Dur>>,
+    pub batch: Option<Spanned<u64>>,
+    pub start: Option<Spanned<Dur>>,
+    pub stop: Option<Spanned<Dur>>,
+    pub count: Option<Spanned<u64>>,
+    pub at: Option<Spanned<Dur>>,
+}
+
+/// `failure:` map.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFailure {
+    pub probability: Spanned<f64>,
+    pub max_attempts: Option<Spanned<u32>>,
+}
+
+/// `service:` a duration (constant) or a map naming a distribution.
+#[derive(Debug)]
+pub enum RawService {
+    Constant(Dur),
+    Map(Box<RawServiceMap>),
+}
+
+/// `service:` map form.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawServiceMap {
+    pub constant: Option<Spanned<Dur>>,
+    pub exponential: Option<Spanned<Dur>>,
+    pub uniform: Option<Spanned<RawUniform>>,
+    pub lognormal: Option<Spanned<RawLognormal>>,
+}
+
+/// `uniform: {min, max}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawUniform {
+    pub min: Spanned<Dur>,
+    pub max: Spanned<Dur>,
+}
+
+/// `lognormal: {median, p99}` or `lognormal: {mu, sigma}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLognormal {
+    pub median: Option<Spanned<Dur>>,
+    pub p99: Option<Spanned<Dur>>,
+    pub mu: Option<Spanned<f64>>,
+    pub sigma: Option<Spanned<f64>>,
+}
+
+struct ServiceVisitor;
+
+impl<'de> Visitor<'de> for ServiceVisitor {
+    type Value = RawService;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a duration such as 2s, or a map with one of constant, exponential, uniform, lognormal")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawService, E> {
+        TextVisitor("").visit_str(v).map(|t| RawService::Constant(Dur(t)))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawService, E> {
+        TextVisitor("").visit_u64(v).map(|t| RawService::Constant(Dur(t)))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawService, E> {
+        TextVisitor("").visit_i64(v).map(|t| RawService::Constant(Dur(t)))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawService, E> {
+        TextVisitor("").visit_f64(v).map(|t| RawService::Constant(Dur(t)))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawService, A::Error> {
+        RawServiceMap::deserialize(de::value::MapAccessDeserializer::new(map))
+            .map(|m| RawService::Map(Box::new(m)))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawService {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ServiceVisitor)
+    }
+}
+
+/// A policy entry: a bare kind (`fifo`) or a map.
+#[derive(Debug)]
+pub enum RawPolicy {
+    Kind(String),
+    Map(Box<RawPolicyMap>),
+}
+
+/// Policy entry, map form.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPolicyMap {
+    pub policy: Option<Spanned<String>>,
+    pub label: Option<Spanned<String>>,
+    pub spare: Option<Spanned<String>>,
+    pub order: Option<Spanned<RawOrder>>,
+    pub over: Option<Spanned<String>>,
+    pub cost: Option<Spanned<String>>,
+    pub quantum: Option<Spanned<NumOrDur>>,
+    pub step: Option<Spanned<Dur>>,
+    pub max_boost: Option<Spanned<i32>>,
+    pub window: Option<Spanned<Dur>>,
+    pub floor: Option<Spanned<NamedMap<Spanned<f64>>>>,
+    pub class: Option<Spanned<String>>,
+    pub workers: Option<Spanned<u32>>,
+    pub late: Option<Spanned<String>>,
+    pub then: Option<Box<Spanned<RawPolicy>>>,
+}
+
+struct PolicyVisitor;
+
+impl<'de> Visitor<'de> for PolicyVisitor {
+    type Value = RawPolicy;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a policy name such as fifo, or a map such as {policy: drr, cost: work}")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawPolicy, E> {
+        Ok(RawPolicy::Kind(v.to_string()))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawPolicy, A::Error> {
+        RawPolicyMap::deserialize(de::value::MapAccessDeserializer::new(map))
+            .map(|m| RawPolicy::Map(Box::new(m)))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawPolicy {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(PolicyVisitor)
+    }
+}
+
+/// `order:` a list of tenant names (round_robin) or a word (edf).
+#[derive(Debug)]
+pub enum RawOrder {
+    Tenants(Vec<Spanned<String>>),
+    Word(String),
+}
+
+struct OrderVisitor;
+
+impl<'de> Visitor<'de> for OrderVisitor {
+    type Value = RawOrder;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of tenant names such as [A, B, C], or a word such as deadline")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawOrder, E> {
+        Ok(RawOrder::Word(v.to_string()))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawOrder, A::Error> {
+        let mut out = Vec::new();
+        while let Some(name) = seq.next_element::<Spanned<String>>()? {
+            out.push(name);
+        }
+        Ok(RawOrder::Tenants(out))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawOrder {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(OrderVisitor)
+    }
+}

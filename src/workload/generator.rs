@@ -1,0 +1,150 @@
+//! One workload entry as an iterator of arrivals in time order.
+
+use rand::RngExt;
+use rand_distr::{Distribution, Exp, LogNormal};
+use rand_pcg::Pcg64;
+
+use crate::scenario::{ArrivalSpec, ClassId, EntrySpec, Res, ServiceSpec, TenantId};
+use crate::time::{from_secs_f64, Time, SECOND};
+
+use super::rng::{stream, Purpose};
+
+/// A job as the workload produces it, before the engine assigns its id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arrival {
+    pub time: Time,
+    pub tenant: TenantId,
+    pub class: ClassId,
+    pub service: Time,
+    /// Absolute deadline, if the entry has one.
+    pub deadline: Option<Time>,
+    pub cost: Res,
+    /// How many attempts fail before one succeeds (drawn up front so that every
+    /// policy sees the same failures).
+    pub failures: u32,
+    /// Attempts allowed in all; when `failures >= max_attempts` the job fails for good.
+    pub max_attempts: u32,
+}
+
+/// Service-time sampler (pre-validated parameters).
+#[derive(Debug, Clone)]
+enum Service {
+    Constant(Time),
+    Exponential(Exp<f64>),
+    Uniform(Time, Time),
+    LogNormal(LogNormal<f64>),
+}
+
+impl Service {
+    fn new(spec: &ServiceSpec) -> Self {
+        match *spec {
+            ServiceSpec::Constant(t) => Service::Constant(t),
+            ServiceSpec::Exponential { mean } if mean > 0 => {
+                // Exp::new only fails for a negative or NaN rate, excluded by the guard.
+                Service::Exponential(Exp::new(SECOND as f64 / mean as f64).expect("positive rate"))
+            }
+            ServiceSpec::Exponential { .. } => Service::Constant(0),
+            ServiceSpec::Uniform { min, max } => Service::Uniform(min, max.max(min)),
+            ServiceSpec::LogNormal { mu, sigma } => {
+                Service::LogNormal(LogNormal::new(mu, sigma.max(0.0)).expect("validated sigma"))
+            }
+        }
+    }
+
+    fn sample(&self, rng: &mut Pcg64) -> Time {
+        match self {
+            Service::Constant(t) => *t,
+            Service::Exponential(d) => from_secs_f64(d.sample(rng)),
+            Service::Uniform(lo, hi) if lo == hi => *lo,
+            Service::Uniform(lo, hi) => rng.random_range(*lo..=*hi),
+            Service::LogNormal(d) => from_secs_f64(d.sample(rng)),
+        }
+    }
+}
+
+/// Iterator over the arrivals of one entry.
+#[derive(Debug, Clone)]
+pub struct EntryGenerator {
+    spec: EntrySpec,
+    rng: Pcg64,
+    service: Service,
+    gap: Option<Exp<f64>>,
+    next_time: Time,
+    emitted: u64,
+    done: bool,
+}
+
+impl EntryGenerator {
+    /// The generator of entry number `index` under `seed`.
+    pub fn new(spec: &EntrySpec, seed: u64, index: usize) -> Self {
+        let mut rng = stream(seed, index as u64, Purpose::Workload);
+        let service = Service::new(&spec.service);
+        let (gap, next_time) = match spec.arrivals {
+            ArrivalSpec::Batch { at, .. } => (None, at),
+            ArrivalSpec::Every { start, .. } => (None, start),
+            ArrivalSpec::Poisson { rate, start, .. } => {
+                let d = Exp::new(rate).expect("validated positive rate");
+                let first = start.saturating_add(from_secs_f64(d.sample(&mut rng)));
+                (Some(d), first)
+            }
+        };
+        EntryGenerator { spec: spec.clone(), rng, service, gap, next_time, emitted: 0, done: false }
+    }
+
+    fn limit_reached(&self) -> bool {
+        let (count, stop) = match self.spec.arrivals {
+            ArrivalSpec::Batch { count, .. } => (Some(count), None),
+            ArrivalSpec::Poisson { count, stop, .. } | ArrivalSpec::Every { count, stop, .. } => {
+                (count, stop)
+            }
+        };
+        count.is_some_and(|c| self.emitted >= c) || stop.is_some_and(|s| self.next_time >= s)
+    }
+}
+
+impl Iterator for EntryGenerator {
+    type Item = Arrival;
+
+    fn next(&mut self) -> Option<Arrival> {
+        if self.done || self.limit_reached() {
+            self.done = true;
+            return None;
+        }
+        let time = self.next_time;
+        // Draw order within an entry is fixed: tenant, service, failures, next gap.
+        let tenant = if self.spec.spread > 1 {
+            self.spec.tenant + self.rng.random_range(0..self.spec.spread)
+        } else {
+            self.spec.tenant
+        };
+        let service = self.service.sample(&mut self.rng);
+        let (failures, max_attempts) = match self.spec.failure {
+            Some(f) => {
+                let mut n = 0;
+                while n < f.max_attempts && self.rng.random::<f64>() < f.probability {
+                    n += 1;
+                }
+                (n, f.max_attempts)
+            }
+            None => (0, 1),
+        };
+        self.next_time = match (&self.spec.arrivals, &self.gap) {
+            (ArrivalSpec::Every { every, .. }, _) => time.saturating_add(*every),
+            (ArrivalSpec::Poisson { .. }, Some(d)) => {
+                time.saturating_add(from_secs_f64(d.sample(&mut self.rng)))
+            }
+            _ => time,
+        };
+        self.emitted += 1;
+        Some(Arrival {
+            time,
+            tenant,
+            class: self.spec.class,
+            service,
+            deadline: self.spec.deadline.map(|d| time.saturating_add(d)),
+            cost: self.spec.cost,
+            failures,
+            max_attempts,
+        })
+    }
+}

@@ -1,0 +1,63 @@
+//! Shared helpers for the CLI-level tests.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// Path of a shipped scenario.
+pub fn scenario(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(name)
+}
+
+/// `fairsim` with the given arguments.
+pub fn fairsim() -> Command {
+    Command::cargo_bin("fairsim").expect("binary built")
+}
+
+/// Runs `fairsim run SCENARIO --out OUT --quiet --audit EXTRA...` and asserts success.
+pub fn run(scenario: &Path, out: &Path, extra: &[&str]) {
+    fairsim()
+        .arg("run")
+        .arg(scenario)
+        .arg("--out")
+        .arg(out)
+        .arg("--quiet")
+        .arg("--audit")
+        .args(extra)
+        .assert()
+        .success();
+}
+
+/// A CSV file as a list of header -> value maps.
+pub fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let headers = r.headers().expect("header").clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.expect("row");
+            headers.iter().zip(rec.iter()).map(|(h, v)| (h.to_string(), v.to_string())).collect()
+        })
+        .collect()
+}
+
+/// Parses `A:1 B:2` into pairs.
+pub fn pairs(cell: &str) -> Vec<(String, String)> {
+    cell.split_whitespace()
+        .map(|p| {
+            let (a, b) = p.rsplit_once(':').expect("tenant:value");
+            (a.to_string(), b.to_string())
+        })
+        .collect()
+}
+
+/// Seconds as f64 from a CSV cell.
+pub fn secs(cell: &str) -> f64 {
+    cell.parse().unwrap_or_else(|_| panic!("not a number: {cell:?}"))
+}
+
+/// A temporary directory.
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("tempdir")
+}
