@@ -6,8 +6,17 @@
 //! - caps: under `hold` a tenant never runs more than its cap; under `lend` a
 //!   tenant goes over its cap only while no other tenant is claimable
 //!   (has queued work and is below its cap);
-//! - monopoly (hold mode): after a dispatch round, no single tenant holds
-//!   every worker while another claimable tenant waits;
+//! - monopoly (round_robin with caps): no dispatch round ends with a capped
+//!   tenant holding every worker, having just been given one, while another
+//!   tenant is claimable. A tenant may still hold every worker it borrowed
+//!   while it was alone; a newcomer then takes the next worker that frees.
+//!   Without a cap, round robin may legitimately let one tenant hold every
+//!   worker (its turns come round as the others' short jobs finish: round
+//!   robin counts jobs, not service), so uncapped tenants are not checked;
+//! - work conservation (policies that promise it): after a dispatch round a
+//!   worker is idle only if no queued job could start (under `hold`, every
+//!   tenant with queued work is at its cap; with resource vectors, nothing
+//!   queued fits);
 //! - rotation (round_robin only): while tenant T stays claimable, no other
 //!   tenant gets two turns before T gets one, unless T was skipped with a
 //!   logged reason in between (article 002's first stop condition).
@@ -24,6 +33,8 @@ pub struct Audit {
     rotation: bool,
     /// For each tenant: others served while it was claimable since its last turn or skip.
     passed_by: Vec<HashSet<TenantId>>,
+    /// Tenants dispatched in the current round.
+    round: Vec<TenantId>,
     /// Dispatch decisions checked.
     pub checks: u64,
     /// Human-readable violations (empty when every promise held).
@@ -42,6 +53,7 @@ impl Audit {
     /// Called just before `tenant` starts a job (loads not yet updated).
     pub fn on_dispatch(&mut self, now: u64, tenant: TenantId, loads: &[TenantLoad], spare: Spare) {
         self.checks += 1;
+        self.round.push(tenant);
         let l = &loads[tenant as usize];
         if l.running >= l.cap {
             match spare {
@@ -88,7 +100,9 @@ impl Audit {
         }
     }
 
-    /// Called at the end of a dispatch round.
+    /// Called at the end of a dispatch round. `blocked_by_fit` is true when
+    /// some queued job was refused for lack of resources in this round.
+    #[allow(clippy::too_many_arguments)]
     pub fn after_round(
         &mut self,
         now: u64,
@@ -96,16 +110,79 @@ impl Audit {
         workers: u32,
         loads: &[TenantLoad],
         spare: Spare,
+        work_conserving: bool,
+        blocked_by_fit: bool,
     ) {
-        if spare != Spare::Hold || free_workers != 0 || workers < 2 {
+        if work_conserving && free_workers > 0 && !blocked_by_fit {
+            let idle_with_work = match spare {
+                Spare::Lend => loads.iter().position(|l| l.queued > 0),
+                Spare::Hold => loads.iter().position(claimable),
+            };
+            if let Some(t) = idle_with_work {
+                self.violations.push(format!(
+                    "t={now}us: {free_workers} workers idle while tenant {t} has claimable work"
+                ));
+            }
+        }
+        let round = std::mem::take(&mut self.round);
+        if !self.rotation || free_workers != 0 || workers < 2 {
             return;
         }
-        if let Some(hog) = loads.iter().position(|l| l.running == workers) {
+        let hog = loads
+            .iter()
+            .enumerate()
+            .position(|(i, l)| l.cap < workers && l.running == workers && round.contains(&(i as TenantId)));
+        if let Some(hog) = hog {
             if let Some(o) = (0..loads.len()).find(|&o| o != hog && claimable(&loads[o])) {
                 self.violations.push(format!(
                     "t={now}us: tenant {hog} holds every worker while tenant {o} is claimable"
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(queued: u64, running: u32, cap: u32) -> TenantLoad {
+        TenantLoad { queued, running, cap, parked: None }
+    }
+
+    #[test]
+    fn a_second_turn_while_another_waits_is_a_violation() {
+        let mut a = Audit::new(2, true);
+        // tenant 1 waits below its cap; tenant 0 is served twice
+        let loads = [load(5, 0, u32::MAX), load(1, 0, u32::MAX)];
+        a.on_dispatch(0, 0, &loads, Spare::Lend);
+        assert!(a.violations.is_empty());
+        a.on_dispatch(1, 0, &loads, Spare::Lend);
+        assert_eq!(a.violations.len(), 1);
+        // a logged skip of tenant 1 resets its wait
+        let mut b = Audit::new(2, true);
+        b.on_dispatch(0, 0, &loads, Spare::Lend);
+        b.on_skip(1, Skip::NoFit);
+        b.on_dispatch(1, 0, &loads, Spare::Lend);
+        assert!(b.violations.is_empty());
+    }
+
+    #[test]
+    fn caps_and_idle_workers_are_checked() {
+        let mut a = Audit::new(2, false);
+        // hold: starting a job at the cap is a violation
+        a.on_dispatch(0, 0, &[load(1, 1, 1), load(0, 0, 1)], Spare::Hold);
+        assert_eq!(a.violations.len(), 1);
+        // lend: over the cap while tenant 1 is claimable is a violation; alone it is not
+        a.on_dispatch(0, 0, &[load(1, 1, 1), load(1, 0, 1)], Spare::Lend);
+        assert_eq!(a.violations.len(), 2);
+        a.on_dispatch(0, 0, &[load(1, 1, 1), load(0, 0, 1)], Spare::Lend);
+        assert_eq!(a.violations.len(), 2);
+        // an idle worker while a job is queued breaks work conservation
+        a.after_round(0, 1, 2, &[load(1, 0, 1), load(0, 0, 1)], Spare::Lend, true, false);
+        assert_eq!(a.violations.len(), 3);
+        // ... unless the job did not fit
+        a.after_round(0, 1, 2, &[load(1, 0, 1), load(0, 0, 1)], Spare::Lend, true, true);
+        assert_eq!(a.violations.len(), 3);
     }
 }

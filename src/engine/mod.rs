@@ -228,10 +228,20 @@ impl<'s> Engine<'s> {
             }
         }
         if let Some(a) = self.audit.as_mut() {
+            let mut blocked_by_fit = false;
             for &(t, r) in &self.skips {
                 a.on_skip(t, r);
+                blocked_by_fit |= r == Skip::NoFit;
             }
-            a.after_round(self.now, self.free_workers, self.sc.workers, &self.loads, self.spare);
+            a.after_round(
+                self.now,
+                self.free_workers,
+                self.sc.workers,
+                &self.loads,
+                self.spare,
+                self.policy.work_conserving(),
+                blocked_by_fit,
+            );
         }
         self.rec.on_skips(&mut self.skips);
     }

@@ -29,6 +29,11 @@ pub trait Policy {
     fn unpark(&mut self, tenant: TenantId, jobs: &JobTable, now: Time);
     /// A started job finished an attempt (for policies that account service).
     fn on_finish(&mut self, _job: &Job, _now: Time) {}
+    /// Whether the policy promises never to leave a worker idle while a
+    /// claimable job that fits is waiting (checked by the audit).
+    fn work_conserving(&self) -> bool {
+        true
+    }
     /// The next time the policy wants to be asked again even if nothing else
     /// happens (planners, throttles); `None` when it does not need a timer.
     fn next_wakeup(&self) -> Option<Time> {
