@@ -186,14 +186,25 @@ fn cmd_run(args: RunArgs) -> Result<()> {
     Ok(())
 }
 
+/// Seconds for the terminal table: three decimals (the CSV files are exact).
 fn secs(t: Option<Time>) -> String {
-    t.map(fmt_secs).unwrap_or_else(|| "-".into())
+    t.map(|t| format!("{:.3}", t as f64 / 1e6)).unwrap_or_else(|| "-".into())
 }
 
 /// The side-by-side comparison printed by `fairsim run`.
 pub fn comparison_table(rows: &[&Headline]) -> String {
-    let header =
-        ["policy", "jobs", "done", "util", "p99 wait", "worst tenant p99", "oldest age", "jain", "makespan"];
+    let header = [
+        "policy",
+        "jobs",
+        "done",
+        "util",
+        "p99 wait",
+        "typical tenant p99",
+        "worst tenant p99",
+        "oldest age",
+        "jain",
+        "makespan",
+    ];
     let mut table: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for h in rows {
         table.push(vec![
@@ -202,13 +213,14 @@ pub fn comparison_table(rows: &[&Headline]) -> String {
             h.completed.to_string(),
             format!("{:.1}%", h.utilization * 100.0),
             format!("{}s", secs(h.wait_p99)),
+            format!("{}s", secs(h.tenant_p99_median)),
             h.worst_tenant_p99
                 .as_ref()
-                .map(|(n, t)| format!("{}s ({n})", fmt_secs(*t)))
+                .map(|(n, t)| format!("{}s ({n})", secs(Some(*t))))
                 .unwrap_or("-".into()),
-            format!("{}s", fmt_secs(h.oldest_age_max)),
+            format!("{}s", secs(Some(h.oldest_age_max))),
             h.jain_mean.map(|j| format!("{j:.3}")).unwrap_or("-".into()),
-            format!("{}s", fmt_secs(h.makespan)),
+            format!("{}s", secs(Some(h.makespan))),
         ]);
     }
     let widths: Vec<usize> =

@@ -21,6 +21,9 @@ pub struct Headline {
     /// Highest per-tenant p99 wait, and whose.
     pub worst_tenant_p99: Option<(String, Time)>,
     pub worst_class_p99: Option<(String, Time)>,
+    /// Median over tenants of each tenant's p99 wait: what a typical tenant
+    /// sees (the lower median when the count is even).
+    pub tenant_p99_median: Option<Time>,
     pub oldest_age_max: Time,
     /// Mean of Jain's index over fairness windows with two or more backlogged tenants.
     pub jain_mean: Option<f64>,
@@ -58,6 +61,11 @@ impl Headline {
             wait_p99: s.all.wait_pct(99.0),
             worst_tenant_p99: worst(&s.tenants, |i| sc.tenants[i].name.clone()),
             worst_class_p99: worst(&s.classes, |i| sc.classes[i].name.clone()),
+            tenant_p99_median: {
+                let mut p: Vec<Time> = s.tenants.iter().filter_map(|g| g.wait_pct(99.0)).collect();
+                p.sort_unstable();
+                crate::metrics::nearest_rank(&p, 50.0)
+            },
             oldest_age_max: s.all.oldest_age_max,
             jain_mean,
             jain_min: s.jain_windows.iter().copied().reduce(f64::min),
@@ -142,7 +150,7 @@ pub fn write_summary(path: &Path, sc: &Scenario, s: &RunStats) -> Result<()> {
 }
 
 /// Column names of `comparison.csv`.
-pub const COMPARISON_HEADER: [&str; 15] = [
+pub const COMPARISON_HEADER: [&str; 16] = [
     "policy",
     "jobs",
     "completed",
@@ -158,6 +166,7 @@ pub const COMPARISON_HEADER: [&str; 15] = [
     "worst_tenant",
     "worst_class",
     "jain_min",
+    "tenant_p99_median",
 ];
 
 impl Headline {
@@ -179,6 +188,7 @@ impl Headline {
             self.worst_tenant_p99.as_ref().map(|w| w.0.clone()).unwrap_or_default(),
             self.worst_class_p99.as_ref().map(|w| w.0.clone()).unwrap_or_default(),
             opt_f(self.jain_min),
+            opt_secs(self.tenant_p99_median),
         ]
     }
 }
