@@ -3,7 +3,7 @@
 
 use crate::scenario::{Res, TenantId, MAX_RESOURCES};
 
-use super::job::Job;
+use super::job::{Job, Slot};
 
 /// Why a tenant with waiting work was passed over. Written to the
 /// observation log as `tenant:reason`.
@@ -56,6 +56,11 @@ pub struct Gate<'a> {
     pub(crate) borrow: bool,
     pub(crate) parked: &'a mut Vec<TenantId>,
     pub(crate) skips: &'a mut Vec<(TenantId, Skip)>,
+    /// Idle workers at this pick (at least 1: the engine asks only then).
+    pub(crate) free_workers: u32,
+    /// Queued jobs the policy dropped during this pick; the engine ends them
+    /// with `Outcome::Expired` once `pick` returns.
+    pub(crate) expired: &'a mut Vec<Slot>,
 }
 
 impl Gate<'_> {
@@ -96,6 +101,19 @@ impl Gate<'_> {
     /// Free capacity per resource dimension.
     pub fn free(&self) -> &Res {
         &self.free
+    }
+
+    /// Idle workers now, including the one this pick would fill.
+    pub fn free_workers(&self) -> u32 {
+        self.free_workers
+    }
+
+    /// Ends a queued job without running it (`Outcome::Expired`), e.g. `edf`
+    /// with `late: drop`. The policy must already have removed `slot` from its
+    /// own index and must not return it from `pick`; the engine updates the
+    /// queue counters and records the end after `pick` returns.
+    pub fn expire(&mut self, slot: Slot) {
+        self.expired.push(slot);
     }
 
     /// Jobs of `tenant` running now.

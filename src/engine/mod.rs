@@ -63,6 +63,7 @@ pub struct Engine<'s> {
     parked_no_fit: Vec<TenantId>,
     gate_parked: Vec<TenantId>,
     skips: Vec<(TenantId, Skip)>,
+    expired: Vec<Slot>,
     next_seq: u64,
     rec: Recorder,
     progress: Option<&'s dyn Fn(Time, u64)>,
@@ -97,6 +98,7 @@ impl<'s> Engine<'s> {
             parked_no_fit: Vec::new(),
             gate_parked: Vec::new(),
             skips: Vec::new(),
+            expired: Vec::new(),
             next_seq: 0,
             rec: Recorder::new(sc, log_dir)?,
             progress: None,
@@ -159,7 +161,7 @@ impl<'s> Engine<'s> {
                 self.arrive(job);
                 next = source.next_arrival();
             }
-            self.dispatch();
+            self.dispatch()?;
             events += 1;
             if events.is_multiple_of(8192) {
                 if let Some(p) = self.progress {
@@ -198,7 +200,27 @@ impl<'s> Engine<'s> {
         self.policy.push(job, slot, self.now);
     }
 
-    fn dispatch(&mut self) {
+    /// Ends the queued jobs the policy expired during the last pick.
+    fn end_expired(&mut self) -> Result<()> {
+        for slot in std::mem::take(&mut self.expired) {
+            let job = self.jobs.get(slot);
+            debug_assert_eq!(job.state, JobState::Queued, "only a queued job can expire");
+            let t = job.tenant as usize;
+            self.loads[t].queued -= 1;
+            self.queued_total -= 1;
+            let job = job.clone();
+            self.rec.on_expired(self.sc, &job, self.now, self.loads[t].queued)?;
+            self.jobs.remove(slot);
+            if let Some(a) = self.audit.as_mut() {
+                if self.loads[t].queued == 0 {
+                    a.on_idle(t as TenantId);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn dispatch(&mut self) -> Result<()> {
         let mut borrow = false;
         while self.free_workers > 0 && self.queued_total > 0 {
             let pick = {
@@ -208,10 +230,13 @@ impl<'s> Engine<'s> {
                     borrow,
                     parked: &mut self.gate_parked,
                     skips: &mut self.skips,
+                    free_workers: self.free_workers,
+                    expired: &mut self.expired,
                 };
                 self.policy.pick(&self.jobs, &mut gate, self.now)
             };
             self.sort_parked();
+            self.end_expired()?;
             match pick {
                 Some(slot) => self.start(slot),
                 None if self.spare == Spare::Lend && !borrow && !self.parked_at_cap.is_empty() => {
@@ -244,6 +269,7 @@ impl<'s> Engine<'s> {
             );
         }
         self.rec.on_skips(&mut self.skips);
+        Ok(())
     }
 
     /// Files tenants the gate just parked under their reason.

@@ -216,6 +216,14 @@ impl Recorder {
         self.stats.classes[job.class as usize].service += job.service;
     }
 
+    /// A queued job was dropped by the policy; `queued` is its tenant's queue length after.
+    pub fn on_expired(&mut self, sc: &Scenario, job: &Job, now: Time, queued: u64) -> Result<()> {
+        if queued == 0 {
+            self.waiting.remove(job.tenant);
+        }
+        self.on_end(sc, job, now, Outcome::Expired)
+    }
+
     /// A job's life ended. `start`/`finish` are absent for jobs that never ran.
     pub fn on_end(&mut self, sc: &Scenario, job: &Job, now: Time, outcome: Outcome) -> Result<()> {
         let sla_miss = match (sc.classes[job.class as usize].sla, job.first_start) {

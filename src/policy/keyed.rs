@@ -113,4 +113,33 @@ impl<K: Ord + Copy> KeyedQueue<K> {
     pub fn tenant_len(&self, tenant: TenantId) -> usize {
         self.tenants[tenant as usize].jobs.len()
     }
+
+    /// The best job of any unparked tenant, without removing it:
+    /// `(key, job id, tenant, slot)`. Drops stale head entries on the way
+    /// (amortised O(log n)). Take it with [`KeyedQueue::pop_tenant`].
+    pub fn peek(&mut self) -> Option<(K, u64, TenantId, Slot)> {
+        while let Some(&Reverse((k, s, tenant))) = self.heads.peek() {
+            let tq = &mut self.tenants[tenant as usize];
+            if tq.parked || tq.listed != Some((k, s)) {
+                self.heads.pop();
+                continue;
+            }
+            match tq.jobs.peek() {
+                Some(&Reverse((_, _, slot))) => return Some((k, s, tenant, slot)),
+                None => {
+                    tq.listed = None;
+                    self.heads.pop();
+                }
+            }
+        }
+        None
+    }
+
+    /// Sets a tenant aside (the gate refused it elsewhere) until
+    /// [`KeyedQueue::unpark`]; its stale head entry is dropped lazily.
+    pub fn park(&mut self, tenant: TenantId) {
+        let tq = &mut self.tenants[tenant as usize];
+        tq.parked = true;
+        tq.listed = None;
+    }
 }

@@ -6,9 +6,15 @@
 //! aside (no further scans) until the engine calls [`Policy::unpark`].
 //! This keeps each dispatch O(1) or O(log n) in active tenants.
 
+mod aging;
+mod bands;
+mod compose;
+mod edf;
 mod fifo;
+mod hierarchical;
 mod keyed;
 mod priority;
+mod reserve;
 mod round_robin;
 
 use crate::engine::{Gate, Job, JobTable, Slot};
@@ -65,7 +71,7 @@ pub fn registry() -> &'static [PolicyInfo] {
         PolicyInfo {
             name: "priority",
             summary: "strict priority by class (lower number first), arrival order within a class",
-            params: &[],
+            params: &[("then", "policy ordering the tenants inside each class, e.g. round_robin (default: arrival order)")],
             build: priority::build,
         },
         PolicyInfo {
@@ -73,6 +79,52 @@ pub fn registry() -> &'static [PolicyInfo] {
             summary: "one job per tenant per turn, rotating over tenants with claimable work",
             params: &[("order", "rotation order: a list of tenant names (default: declaration order)")],
             build: round_robin::build,
+        },
+        PolicyInfo {
+            name: "aging",
+            summary: "class priority minus one level per `step` waited (at most `max_boost` levels); bounds the wait of low classes",
+            params: &[
+                ("step", "wait that earns one level of boost (default 1m)"),
+                ("max_boost", "most levels a wait can earn (default 3)"),
+            ],
+            build: aging::build,
+        },
+        PolicyInfo {
+            name: "bands",
+            summary: "priority with a floor: each class with a floor gets at least that fraction of the dispatches over a rolling window, strict priority for the rest",
+            params: &[
+                ("floor", "minimum fraction of dispatches per class, e.g. {bulk: 0.1}"),
+                ("window", "rolling window the floors are measured over (default 1m)"),
+                ("then", "policy ordering the tenants inside each class, e.g. round_robin (default: arrival order)"),
+            ],
+            build: bands::build,
+        },
+        PolicyInfo {
+            name: "reserve",
+            summary: "reserved capacity with borrowing: `workers` held for `class`, lent to others while that class has no queued job; arrival order otherwise",
+            params: &[
+                ("class", "the class the workers are reserved for (required)"),
+                ("workers", "how many workers are reserved (default 1)"),
+            ],
+            build: reserve::build,
+        },
+        PolicyInfo {
+            name: "edf",
+            summary: "earliest deadline first (or least slack first); jobs without a deadline last; optionally drops jobs that can no longer make it",
+            params: &[
+                ("order", "`deadline` (default) or `slack` (deadline - now - service)"),
+                ("late", "`run` (default): run late jobs anyway; `drop`: expire a job whose slack is negative when it would start"),
+            ],
+            build: edf::build,
+        },
+        PolicyInfo {
+            name: "hierarchical",
+            summary: "strict class priority, then a tenant-level policy inside each class (same as priority with `then`)",
+            params: &[
+                ("over", "grouping of the top level: only `classes`"),
+                ("then", "policy ordering the tenants inside each class (default round_robin)"),
+            ],
+            build: hierarchical::build,
         },
     ]
 }

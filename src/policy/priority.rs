@@ -12,7 +12,12 @@ pub struct Priority {
     queue: KeyedQueue<(i32, Time)>,
 }
 
-pub fn build(_spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
+/// With `then`, the classes keep strict priority and a separate instance of
+/// the `then` policy orders the jobs inside each class (see `hierarchical.rs`).
+pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
+    if let Some(then) = spec.params.then.as_deref() {
+        return super::hierarchical::build_priority_then(then, sc);
+    }
     Ok(Box::new(Priority {
         class_priority: sc.classes.iter().map(|c| c.priority).collect(),
         queue: KeyedQueue::new(sc.tenants.len()),

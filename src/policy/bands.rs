@@ -1,0 +1,151 @@
+//! `bands`: weighted priority bands, "priority with a floor" (articles 000
+//! and 004). Strict class priority, except that a class with a `floor` is
+//! guaranteed that fraction of the dispatches over a rolling `window`.
+//!
+//! The rule, at every dispatch at time `now`: count the dispatches made in
+//! the window `(now - window, now]` so far, `n` in all and `n_c` of class c.
+//! A class with floor `f_c` and queued work is *below its floor* when
+//! `n_c < f_c * (n + 1)`, i.e. when giving this dispatch to another class
+//! would leave c with less than `f_c` of the window. Classes below their
+//! floor are tried first, the most starved first (smallest `n_c / f_c`, ties
+//! by priority, then declaration order); then every class in strict priority
+//! order (lower number first). Within a class, jobs go in arrival order, or
+//! by the `then` policy when one is given (see `compose.rs`).
+//!
+//! What it guarantees: no class is dispatched ahead of a floor class that is
+//! below its floor and has a job that may start, so after every dispatch
+//! that went to another class, the floor class holds at least `f_c` of the
+//! dispatches in the window ending then. Right after many of its own
+//! dispatches leave the window at once it can briefly be below, and it then
+//! takes every dispatch until it is back at its floor.
+//!
+//! Cost: O(classes) per dispatch plus amortised O(1) to slide the window;
+//! memory O(dispatches in one window).
+
+use std::collections::VecDeque;
+
+use super::compose::{priority_order, ClassLanes};
+use super::Policy;
+use crate::engine::{Gate, Job, JobTable, Slot};
+use crate::scenario::{ClassId, PolicySpec, Scenario, TenantId};
+use crate::time::{Time, SECOND};
+
+/// Floors are held in parts per million so the comparison is exact integer
+/// arithmetic (deterministic, no float drift at the boundary).
+const PPM: u64 = 1_000_000;
+
+pub struct Bands {
+    window: Time,
+    /// Floor per class, in parts per million (0 = no floor).
+    floor_ppm: Vec<u64>,
+    order: Vec<ClassId>,
+    /// Dispatches in the window, oldest first.
+    recent: VecDeque<(Time, ClassId)>,
+    in_window: Vec<u64>,
+    lanes: ClassLanes,
+    /// Scratch: classes tried in the current pick.
+    tried: Vec<bool>,
+    below: Vec<ClassId>,
+}
+
+pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
+    let window = spec.params.window.unwrap_or(60 * SECOND);
+    let mut floor_ppm = vec![0u64; sc.classes.len()];
+    for &(c, f) in spec.params.floors.as_deref().unwrap_or(&[]) {
+        floor_ppm[c as usize] = (f * PPM as f64).round() as u64;
+    }
+    let total: u64 = floor_ppm.iter().sum();
+    if total > PPM {
+        return Err(format!(
+            "the floors add up to {:.3}, more than all the dispatches; make them sum to 1 or less",
+            total as f64 / PPM as f64
+        ));
+    }
+    Ok(Box::new(Bands {
+        window,
+        floor_ppm,
+        order: priority_order(sc),
+        recent: VecDeque::new(),
+        in_window: vec![0; sc.classes.len()],
+        lanes: ClassLanes::new(spec.params.then.as_deref(), sc)?,
+        tried: vec![false; sc.classes.len()],
+        below: Vec::new(),
+    }))
+}
+
+impl Bands {
+    fn slide(&mut self, now: Time) {
+        while let Some(&(t, c)) = self.recent.front() {
+            if t.saturating_add(self.window) > now {
+                break;
+            }
+            self.recent.pop_front();
+            self.in_window[c as usize] -= 1;
+        }
+    }
+
+    /// Whether class `c` would fall below its floor if this dispatch went elsewhere.
+    fn below_floor(&self, c: ClassId) -> bool {
+        let f = self.floor_ppm[c as usize];
+        f > 0 && self.in_window[c as usize] * PPM < f * (self.recent.len() as u64 + 1)
+    }
+
+    fn try_class(&mut self, c: ClassId, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
+        if self.tried[c as usize] {
+            return None;
+        }
+        self.tried[c as usize] = true;
+        let slot = self.lanes.pick(c, jobs, gate, now)?;
+        self.recent.push_back((now, c));
+        self.in_window[c as usize] += 1;
+        Some(slot)
+    }
+}
+
+impl Policy for Bands {
+    fn push(&mut self, job: &Job, slot: Slot, now: Time) {
+        self.lanes.push(job, slot, now);
+    }
+
+    fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
+        self.slide(now);
+        self.tried.iter_mut().for_each(|t| *t = false);
+        let mut below = std::mem::take(&mut self.below);
+        below.clear();
+        below.extend(self.order.iter().copied().filter(|&c| self.lanes.has_work(c) && self.below_floor(c)));
+        // most starved first: n_a / f_a < n_b / f_b  <=>  n_a * f_b < n_b * f_a
+        // (a stable sort keeps priority order among equals)
+        let (n, f) = (&self.in_window, &self.floor_ppm);
+        below.sort_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            (n[a] as u128 * f[b] as u128).cmp(&(n[b] as u128 * f[a] as u128))
+        });
+        let mut pick = None;
+        for &c in &below {
+            pick = self.try_class(c, jobs, gate, now);
+            if pick.is_some() {
+                break;
+            }
+        }
+        self.below = below;
+        for i in 0..self.order.len() {
+            if pick.is_some() {
+                break;
+            }
+            pick = self.try_class(self.order[i], jobs, gate, now);
+        }
+        pick
+    }
+
+    fn unpark(&mut self, tenant: TenantId, jobs: &JobTable, now: Time) {
+        self.lanes.unpark(tenant, jobs, now);
+    }
+
+    fn on_finish(&mut self, job: &Job, now: Time) {
+        self.lanes.on_finish(job, now);
+    }
+
+    fn next_wakeup(&self) -> Option<Time> {
+        self.lanes.next_wakeup()
+    }
+}

@@ -1,0 +1,83 @@
+//! Hierarchical composition: a class-level policy chooses a class, and a
+//! separate instance of the tenant-level (`then`) policy orders the jobs
+//! inside each class (article 004's `class priority -> job ordering`).
+//!
+//! Parking: the gate refuses a *tenant* (at its cap, or its job does not
+//! fit), but each class's inner policy only learns it when it proposes that
+//! tenant itself. A tenant parked in one class is therefore parked lazily in
+//! the others: the first time another class's inner policy proposes it, the
+//! gate refuses again with the same reason (the observation log lists each
+//! tenant:reason once per tick) and that inner policy parks it too. This
+//! costs at most one extra refusal per class per parking episode. `unpark`
+//! goes to every class's inner policy, so none keeps a tenant aside longer
+//! than the engine does.
+
+use super::Policy;
+use crate::engine::{Gate, Job, JobTable, Slot};
+use crate::scenario::{ClassId, PolicySpec, Scenario, TenantId};
+use crate::time::Time;
+
+/// One inner policy per class, plus the number of jobs each holds.
+pub struct ClassLanes {
+    lanes: Vec<Box<dyn Policy>>,
+    /// Jobs pushed minus jobs picked or expired, per class (parked tenants'
+    /// jobs included): a class with 0 is skipped without asking its policy.
+    queued: Vec<u64>,
+}
+
+impl ClassLanes {
+    /// One instance of `then` per class; arrival order (`fifo`) without it.
+    pub fn new(then: Option<&PolicySpec>, sc: &Scenario) -> Result<Self, String> {
+        let fifo = PolicySpec { kind: "fifo".into(), label: "fifo".into(), ..Default::default() };
+        let inner = then.unwrap_or(&fifo);
+        let mut lanes = Vec::with_capacity(sc.classes.len());
+        for _ in &sc.classes {
+            lanes.push(super::build(inner, sc).map_err(|m| format!("`then: {}`: {m}", inner.kind))?);
+        }
+        Ok(ClassLanes { lanes, queued: vec![0; sc.classes.len()] })
+    }
+
+    pub fn push(&mut self, job: &Job, slot: Slot, now: Time) {
+        self.queued[job.class as usize] += 1;
+        self.lanes[job.class as usize].push(job, slot, now);
+    }
+
+    /// Whether class `c` holds queued jobs (claimable or parked).
+    pub fn has_work(&self, c: ClassId) -> bool {
+        self.queued[c as usize] > 0
+    }
+
+    /// The next job of class `c` by its inner policy, or `None` when none of
+    /// its jobs may start now.
+    pub fn pick(&mut self, c: ClassId, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
+        let c = c as usize;
+        if self.queued[c] == 0 {
+            return None;
+        }
+        let expired_before = gate.expired.len();
+        let pick = self.lanes[c].pick(jobs, gate, now);
+        self.queued[c] -= (gate.expired.len() - expired_before) as u64 + pick.is_some() as u64;
+        pick
+    }
+
+    pub fn unpark(&mut self, tenant: TenantId, jobs: &JobTable, now: Time) {
+        for lane in &mut self.lanes {
+            lane.unpark(tenant, jobs, now);
+        }
+    }
+
+    pub fn on_finish(&mut self, job: &Job, now: Time) {
+        self.lanes[job.class as usize].on_finish(job, now);
+    }
+
+    pub fn next_wakeup(&self) -> Option<Time> {
+        self.lanes.iter().filter_map(|l| l.next_wakeup()).min()
+    }
+}
+
+/// Classes in strict priority order: lower number first, then declaration order.
+pub fn priority_order(sc: &Scenario) -> Vec<ClassId> {
+    let mut order: Vec<ClassId> = (0..sc.classes.len() as ClassId).collect();
+    order.sort_by_key(|&c| (sc.classes[c as usize].priority, c));
+    order
+}
