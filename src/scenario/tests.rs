@@ -49,7 +49,6 @@ policies:
 ";
 
 #[test]
-#[ignore = "uses policies added with the fair-share family (issue 3)"]
 fn full_example_parses() {
     let s = ok(FULL);
     assert_eq!(s.name, "abc-rotation");
@@ -277,7 +276,6 @@ policies:
 }
 
 #[test]
-#[ignore = "uses policies added with the fair-share family (issue 3)"]
 fn auto_label_never_collides_with_later_explicit_label() {
     let s = ok("workers: 1\nworkload:\n  - {tenant: A, count: 1, service: 1s}\n\
         policies:\n  - fifo\n  - {policy: drr, label: fifo}\n");
@@ -535,7 +533,6 @@ fn error_wrong_shape_and_missing_keys() {
 }
 
 #[test]
-#[ignore = "uses policies added with the fair-share family (issue 3)"]
 fn documented_example_loads() {
     let doc = include_str!("../../docs/scenario.md");
     let start = doc.find("```yaml\n").expect("a yaml block") + "```yaml\n".len();
