@@ -9,13 +9,21 @@
 mod aging;
 mod bands;
 mod compose;
+mod drf;
+mod drr;
 mod edf;
 mod fifo;
+pub mod flows;
 mod hierarchical;
 mod keyed;
+pub mod lottery;
 mod priority;
 mod reserve;
 mod round_robin;
+mod share;
+#[cfg(test)]
+mod testkit;
+mod wfq;
 
 use crate::engine::{Gate, Job, JobTable, Slot};
 use crate::scenario::{PolicyParams, PolicySpec, Scenario, TenantId};
@@ -126,6 +134,47 @@ pub fn registry() -> &'static [PolicyInfo] {
             ],
             build: hierarchical::build,
         },
+        PolicyInfo {
+            name: "drr",
+            summary: "deficit round robin: each visit adds quantum x weight of credit; jobs run while it is positive",
+            params: &[
+                ("over", "tenant (default) or class: what the weights divide"),
+                ("cost", "jobs (default: every job costs 1) or work (a job costs its service time)"),
+                ("quantum", "credit per visit per unit of weight: jobs, or seconds for cost: work (default 1 job; for work the mean service time)"),
+            ],
+            build: drr::build,
+        },
+        PolicyInfo {
+            name: "wfq",
+            summary: "weighted fair queueing: smallest virtual finish tag max(F_prev, V) + L/weight first (self-clocked V)",
+            params: &[
+                ("over", "tenant (default) or class: what the weights divide"),
+                ("cost", "jobs (default: L = 1) or work (L = service seconds)"),
+            ],
+            build: wfq::build,
+        },
+        PolicyInfo {
+            name: "lottery",
+            summary: "weighted random choice among flows with claimable work (seeded, O(log n) Fenwick draw)",
+            params: &[("over", "tenant (default) or class: what the weights divide")],
+            build: lottery::build,
+        },
+        PolicyInfo {
+            name: "share",
+            summary: "stateless: the flow whose service in the recent window is furthest below weight / total weight",
+            params: &[
+                ("over", "tenant (default) or class: what the weights divide"),
+                ("cost", "jobs (default) or work: how service in the window is counted"),
+                ("window", "how far back service counts (default 1m)"),
+            ],
+            build: share::build,
+        },
+        PolicyInfo {
+            name: "drf",
+            summary: "dominant resource fairness: the tenant with the smallest dominant share / weight whose job fits",
+            params: &[],
+            build: drf::build,
+        },
     ]
 }
 
@@ -181,6 +230,7 @@ pub fn validate_params(spec: &PolicySpec) -> Result<(), String> {
             ));
         }
     }
+    flows::check_values(&spec.params)?;
     if let Some((k, _)) = spec.params.extra.first() {
         return Err(format!("policy `{}` does not take `{k}`", spec.kind));
     }

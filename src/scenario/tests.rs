@@ -49,7 +49,6 @@ policies:
 ";
 
 #[test]
-#[ignore = "uses policies added with the fair-share family (issue 3)"]
 fn full_example_parses() {
     let s = ok(FULL);
     assert_eq!(s.name, "abc-rotation");
@@ -225,7 +224,6 @@ fn declared_default_class_stays_at_index_zero() {
 }
 
 #[test]
-#[ignore = "uses policies added with the fair-share family (issue 3)"]
 fn policy_parameters_and_labels() {
     let s = ok("workers: 2\nclasses:\n  hi: {priority: 1}\n  lo: {}\nworkload:\n  \
         - {tenant: A, count: 1, service: 1s}\n\
@@ -240,7 +238,7 @@ policies:
   - {policy: reserve, class: hi, workers: 1}
   - {policy: edf, order: slack, late: drop}
   - {policy: hierarchical, over: classes, then: {policy: drr, quantum: 2}}
-  - {policy: share, then: wfq}
+  - {policy: priority, then: wfq}
 ");
     let labels: Vec<_> = s.policies.iter().map(|p| p.label.as_str()).collect();
     assert_eq!(
@@ -256,7 +254,7 @@ policies:
             "reserve",
             "edf",
             "hierarchical",
-            "share"
+            "priority"
         ]
     );
     // The auto label skipped `fifo-3` because an explicit label holds it.
@@ -277,7 +275,6 @@ policies:
 }
 
 #[test]
-#[ignore = "uses policies added with the fair-share family (issue 3)"]
 fn auto_label_never_collides_with_later_explicit_label() {
     let s = ok("workers: 1\nworkload:\n  - {tenant: A, count: 1, service: 1s}\n\
         policies:\n  - fifo\n  - {policy: drr, label: fifo}\n");
@@ -535,7 +532,6 @@ fn error_wrong_shape_and_missing_keys() {
 }
 
 #[test]
-#[ignore = "uses policies added with the fair-share family (issue 3)"]
 fn documented_example_loads() {
     let doc = include_str!("../../docs/scenario.md");
     let start = doc.find("```yaml\n").expect("a yaml block") + "```yaml\n".len();
