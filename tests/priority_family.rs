@@ -229,8 +229,15 @@ policies:\n  - {policy: edf, late: drop}\n  - {policy: edf, label: edf-run}\n",
         assert_eq!(by[t]["outcome"], "completed", "{t}");
         assert_eq!(secs(&by[t]["finish"]), fin, "{t}");
     }
+    assert_eq!(rows.len(), 4, "one row per job: the expired job ends once");
     let all = summary_all(&out, "edf");
     assert_eq!((all["completed"].as_str(), all["deadline_misses"].as_str()), ("3", "1"));
+    assert_eq!((all["expired"].as_str(), all["unfinished"].as_str()), ("1", "0"));
+    // B left the queue at t=3: the log's waiting column stops listing it
+    // from the tick (3, 4] on, so the engine's queue counters dropped it.
+    let ticks = read_csv(&out.join("edf").join("ticks.csv"));
+    assert!(ticks[2]["waiting"].contains("B:1"), "{:?}", ticks[2]["waiting"]);
+    assert!(ticks[3..].iter().all(|r| !r["waiting"].contains("B:")));
     // run: B runs late 3-5 (one miss), C 5-6 (due 6: on time), D 6-7.
     let rows = jobs(&out, "edf-run");
     let finish: HashMap<&str, f64> =
@@ -338,6 +345,45 @@ fn every_new_policy_passes_the_audit_on_the_shipped_scenarios() {
         for r in &cmp {
             // nothing is lost: every job completes (no deadlines in these scenarios)
             assert_eq!(r["jobs"], r["completed"], "{name} {}", r["policy"]);
+        }
+    }
+}
+
+#[test]
+fn edf_drop_under_overload_ends_every_job_exactly_once() {
+    let dir = tempdir();
+    // Two workers; A and C send 1 job/s each (Poisson) of 1.5 s due 4 s after
+    // arrival, B one 1 s job per second without deadline: 4 worker-seconds
+    // per second for 2 workers. A and C are capped at 1. Late jobs pile up and
+    // get dropped. Every arrival must end exactly once, and the audit holds.
+    let sc = write(
+        dir.path(),
+        "o.yaml",
+        "name: overload\nworkers: 2\nseed: 3\ntenants: {A: {cap: 1}, B: {}, C: {cap: 1}}\n\
+workload:\n\
+- {tenant: A, arrivals: {poisson: 1/s, stop: 60s}, service: 1500ms, deadline: 4s}\n\
+- {tenant: C, arrivals: {poisson: 1/s, stop: 60s}, service: 1500ms, deadline: 4s}\n\
+- {tenant: B, arrivals: {every: 1s, stop: 60s}, service: 1s}\n\
+policies:\n- {policy: edf, late: drop}\n- {policy: edf, order: slack, late: drop, spare: hold, label: slack-hold}\n",
+    );
+    let out = dir.path().join("out");
+    run(&sc, &out, &[]);
+    for label in ["edf", "slack-hold"] {
+        let all = summary_all(&out, label);
+        let n = |k: &str| all[k].parse::<u64>().expect(k);
+        assert!(n("expired") > 10, "{label}: the overload must drop jobs, got {}", n("expired"));
+        assert_eq!(n("completed") + n("expired"), n("jobs"), "{label}");
+        assert_eq!(n("unfinished"), 0, "{label}");
+        // drop starts a job only if now + service <= deadline, and service is
+        // exact here, so every miss is a drop: no started job finishes late
+        assert_eq!(n("deadline_misses"), n("expired"), "{label}");
+        let rows = jobs(&out, label);
+        assert_eq!(rows.len() as u64, n("jobs"), "{label}");
+        // a dropped job never started
+        for r in &rows {
+            if r["outcome"] == "expired" {
+                assert_eq!(r["start"], "", "{label}");
+            }
         }
     }
 }
