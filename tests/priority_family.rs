@@ -387,3 +387,34 @@ policies:\n- {policy: edf, late: drop}\n- {policy: edf, order: slack, late: drop
         }
     }
 }
+
+#[test]
+fn bad_policy_parameters_are_input_errors_at_validate_and_run() {
+    let dir = tempdir();
+    let base = "workers: 2\nclasses: {hi: {priority: 1}, lo: {}}\n\
+workload:\n- {tenant: A, class: lo, count: 1, service: 1s}\npolicies:\n";
+    for (policy, needle) in [
+        ("- {policy: reserve, workers: 1}\n", "reserve needs `class:`"),
+        ("- {policy: reserve, class: hi, workers: 3}\n", "between 1 and the pool's 2 workers"),
+        ("- {policy: bands, floor: {hi: 0.6, lo: 0.5}}\n", "floors add up to 1.100"),
+        ("- {policy: edf, order: fastest}\n", "use `deadline`"),
+        ("- {policy: edf, late: maybe}\n", "use `run`"),
+        ("- {policy: aging, max_boost: -1}\n", "must be 0 or more"),
+        ("- {policy: hierarchical, over: tenants}\n", "use `over: classes`"),
+        ("- {policy: priority, then: {policy: reserve}}\n", "reserve needs `class:`"),
+    ] {
+        let sc = write(dir.path(), "bad.yaml", &format!("{base}{policy}"));
+        for cmd in ["validate", "run"] {
+            let mut c = fairsim();
+            c.arg(cmd).arg(&sc);
+            if cmd == "run" {
+                c.arg("--quiet").arg("--out").arg(dir.path().join("o"));
+            }
+            let out = c.output().expect("runs");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{cmd} {policy}: {err}");
+            assert!(err.contains(needle), "{cmd} {policy}: {err}");
+            assert!(err.contains("bad.yaml:6"), "{cmd} {policy}: names the line: {err}");
+        }
+    }
+}
