@@ -276,6 +276,12 @@ fn comparison_json(rows: &[&Headline]) -> String {
 
 fn cmd_validate(path: &std::path::Path) -> Result<()> {
     let sc = scenario::load(path)?;
+    // parameters that depend on each other (e.g. reserve's class and workers)
+    // are checked when the policy is built: build each once so `validate`
+    // catches what `run` would refuse
+    for spec in &sc.policies {
+        policy::build(spec, &sc).map_err(|m| Error::input(&sc.source, spec.line, 0, m))?;
+    }
     println!("{}: ok", path.display());
     println!("  name: {}, seed: {}, tick: {}s", sc.name, sc.seed, fmt_secs(sc.tick));
     if sc.workers == u32::MAX {

@@ -149,3 +149,72 @@ impl Policy for Bands {
         self.lanes.next_wakeup()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load_str;
+
+    fn bands(window: &str, floor: &str) -> Bands {
+        let text = format!(
+            "workers: 1\nclasses: {{hi: {{priority: 1}}, lo: {{priority: 9}}}}\n\
+             workload:\n- {{tenant: A, count: 1, service: 1s}}\n\
+             policies:\n- {{policy: bands, window: {window}, floor: {{lo: {floor}}}}}\n"
+        );
+        let sc = load_str(&text, std::path::Path::new("t.yaml")).expect("scenario");
+        let spec = &sc.policies[0];
+        let lanes = ClassLanes::new(None, &sc).expect("lanes");
+        Bands {
+            window: spec.params.window.expect("window"),
+            floor_ppm: vec![
+                0,
+                0,
+                (spec.params.floors.as_ref().expect("floor")[0].1 * PPM as f64).round() as u64,
+            ],
+            order: priority_order(&sc),
+            recent: VecDeque::new(),
+            in_window: vec![0; 3],
+            lanes,
+            tried: vec![false; 3],
+            below: Vec::new(),
+        }
+    }
+
+    fn record(b: &mut Bands, t: Time, c: ClassId) {
+        b.slide(t);
+        b.recent.push_back((t, c));
+        b.in_window[c as usize] += 1;
+    }
+
+    #[test]
+    fn floor_rule_counts_the_dispatch_being_made() {
+        // floor 0.25: with n dispatches in the window and n_lo of them lo,
+        // lo is owed the next one when n_lo < 0.25 * (n + 1)
+        let mut b = bands("10s", "0.25");
+        let (hi, lo) = (1, 2);
+        assert!(b.below_floor(lo), "empty window: 0 < 0.25");
+        assert!(!b.below_floor(hi), "no floor, never below it");
+        record(&mut b, 0, lo);
+        for n in 1..=2 {
+            record(&mut b, 0, hi);
+            assert!(!b.below_floor(lo), "1 of {} is at least 0.25 * {}", n + 1, n + 2);
+        }
+        record(&mut b, 0, hi); // 4 dispatches, 1 lo: 1 < 0.25 * 5
+        assert!(b.below_floor(lo));
+        record(&mut b, 0, lo);
+        assert!(!b.below_floor(lo), "2 of 5 >= 0.25 * 6");
+    }
+
+    #[test]
+    fn window_is_half_open_and_slides() {
+        // a dispatch at t leaves the window (now - 10 s, now] at now = t + 10 s
+        let mut b = bands("10s", "0.5");
+        record(&mut b, 0, 2);
+        record(&mut b, SECOND, 1);
+        b.slide(10 * SECOND - 1);
+        assert_eq!(b.recent.len(), 2);
+        b.slide(10 * SECOND);
+        assert_eq!((b.recent.len(), b.in_window[2], b.in_window[1]), (1, 0, 1));
+        assert!(b.below_floor(2), "0 of 1 < 0.5 * 2");
+    }
+}
