@@ -28,7 +28,7 @@ fn gen() -> impl Strategy<Value = Gen> {
         1u32..5,
         prop::collection::vec(prop::option::of(1u32..3), 1..5),
         prop::collection::vec((0usize..4, 0usize..3, any::<bool>(), 1u32..25, 0u32..3000, 0u32..40), 1..6),
-        0usize..3,
+        0usize..POLICIES.len(),
         any::<bool>(),
         any::<u64>(),
     )
@@ -69,14 +69,46 @@ fn yaml(g: &Gen) -> String {
             ms + 1
         ));
     }
-    let kind = ["fifo", "priority", "round_robin"][g.policy];
+    let (label, entry) = POLICIES[g.policy];
     let spare = if g.hold { "hold" } else { "lend" };
-    s.push_str(&format!("policies:\n  - {{policy: {kind}, spare: {spare}}}\n"));
+    s.push_str(&format!("policies:\n  - {{label: {label}, spare: {spare}, {entry}}}\n"));
     s
 }
 
+/// Every registered policy, with the parameters it needs (label, entry).
+const POLICIES: &[(&str, &str)] = &[
+    ("fifo", "policy: fifo"),
+    ("priority", "policy: priority"),
+    ("round_robin", "policy: round_robin"),
+    ("drr", "policy: drr"),
+    ("drr-work", "policy: drr, cost: work"),
+    ("drr-class", "policy: drr, over: class"),
+    ("wfq", "policy: wfq, cost: work"),
+    ("lottery", "policy: lottery"),
+    ("share", "policy: share, window: 5s"),
+    ("drf", "policy: drf"),
+    ("aging", "policy: aging, step: 1s, max_boost: 2"),
+    ("bands", "policy: bands, floor: {c2: 0.2}, window: 5s"),
+    ("reserve", "policy: reserve, class: c0, workers: 1"),
+    ("edf", "policy: edf"),
+    ("priority-rr", "policy: priority, then: round_robin"),
+    ("hierarchical", "policy: hierarchical, then: drr"),
+];
+
+#[test]
+fn every_registered_policy_is_covered() {
+    for p in fairsim::policy::registry() {
+        assert!(
+            POLICIES.iter().any(|(_, e)| e.starts_with(&format!("policy: {},", p.name))
+                || *e == format!("policy: {}", p.name)),
+            "{}",
+            p.name
+        );
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 160, .. ProptestConfig::default() })]
     #[test]
     fn engine_invariants_hold(g in gen()) {
         let dir = tempdir();
@@ -85,7 +117,7 @@ proptest! {
         let out = dir.path().join("out");
         // --audit fails the run on any cap, work-conservation or rotation violation
         run(&file, &out, &[]);
-        let label = ["fifo", "priority", "round_robin"][g.policy];
+        let label = POLICIES[g.policy].0;
         let jobs = read_csv(&out.join(label).join("jobs.csv"));
         let expected: u32 = g.entries.iter().map(|e| e.3).sum();
         prop_assert_eq!(jobs.len() as u32, expected, "every arrival has exactly one row");
