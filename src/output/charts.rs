@@ -737,7 +737,7 @@ pub fn policy_charts(
         Plot::Stacked {
             title: format!("Running jobs per tenant (who holds the workers) — {label}"),
             x_label: x_label.clone(),
-            y_label: "running jobs (mean per tick)".into(),
+            y_label: "running jobs (at tick ends)".into(),
             x: bx,
             bands,
         }
