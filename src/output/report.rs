@@ -211,7 +211,7 @@ fn figure(c: &Chart, out: &mut String) {
     ));
 }
 
-const STYLE: &str = "body{font-family:DejaVu Sans,Verdana,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}
+const STYLE: &str = "body{font-family:DejaVu Sans,Verdana,sans-serif;margin:2em auto;max-width:1300px;padding:0 1em;color:#222}
 h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}h3{margin-top:1.5em}
 table{border-collapse:collapse;font-size:.85em}th,td{border:1px solid #ddd;padding:3px 6px;white-space:nowrap}
 th{background:#f3f3f3;position:sticky;top:0}td.n{text-align:right;font-variant-numeric:tabular-nums}
@@ -225,6 +225,59 @@ fn scenario_name(yaml: Option<&str>) -> Option<String> {
         let v = v.split('#').next()?.trim().trim_matches(|c| c == '"' || c == '\'');
         (!v.is_empty()).then(|| v.to_string())
     })
+}
+
+/// Columns of the headline table, with their display names.
+const HEADLINE: [(&str, &str); 10] = [
+    ("policy", "policy"),
+    ("utilization", "util"),
+    ("wait_p99", "p99 wait"),
+    ("tenant_p99_median", "median tenant p99"),
+    ("worst_tenant_p99", "worst tenant p99"),
+    ("worst_tenant", "worst tenant"),
+    ("oldest_age_max", "oldest age"),
+    ("jain", "Jain"),
+    ("jain_min", "Jain min"),
+    ("sla_misses", "sla misses"),
+];
+
+/// The figures a design review looks at first, and which policy is best on
+/// the two that show fairness (the typical tenant's tail and Jain's index).
+fn headline(t: &Table, out: &mut String) {
+    let cols: Vec<(usize, &str)> =
+        HEADLINE.iter().filter_map(|(c, n)| t.header.iter().position(|h| h == c).map(|i| (i, *n))).collect();
+    let sub = Table {
+        header: cols.iter().map(|c| c.1.to_string()).collect(),
+        rows: t
+            .rows
+            .iter()
+            .map(|r| cols.iter().map(|c| r.get(c.0).cloned().unwrap_or_default()).collect())
+            .collect(),
+    };
+    html_table(&sub, out);
+    let best = |col: &str, lowest: bool| -> Option<(String, String)> {
+        let i = t.header.iter().position(|h| h == col)?;
+        let p = t.header.iter().position(|h| h == "policy")?;
+        let mut rows: Vec<(f64, &Vec<String>)> =
+            t.rows.iter().filter_map(|r| r.get(i)?.parse::<f64>().ok().map(|v| (v, r))).collect();
+        // stable: the first policy listed wins a tie
+        rows.sort_by(|a, b| if lowest { a.0.total_cmp(&b.0) } else { b.0.total_cmp(&a.0) });
+        rows.first().map(|(_, r)| (r[p].clone(), r[i].clone()))
+    };
+    let mut notes = Vec::new();
+    if let Some((p, v)) = best("tenant_p99_median", true) {
+        notes.push(format!(
+            "the typical tenant's p99 wait is lowest under <b>{}</b> ({} s)",
+            esc(&p),
+            esc(&v)
+        ));
+    }
+    if let Some((p, v)) = best("jain", false) {
+        notes.push(format!("Jain's index is highest under <b>{}</b> ({})", esc(&p), esc(&v)));
+    }
+    if !notes.is_empty() {
+        out.push_str(&format!("<p class=\"note\">In this run {}.</p>\n", notes.join("; ")));
+    }
 }
 
 fn render_html(
@@ -254,6 +307,8 @@ and averaged over windows with at least two backlogged tenants (see docs/metrics
     }
     h.push_str("<li><a href=\"#scenario\">Scenario</a></li>\n</ul></nav>\n");
     h.push_str("<h2 id=\"comparison\">Comparison</h2>\n");
+    headline(comparison, &mut h);
+    h.push_str("<h3>comparison.csv</h3>\n");
     html_table(comparison, &mut h);
     for c in cross {
         figure(c, &mut h);
