@@ -283,6 +283,13 @@ impl Recorder {
             g.sla_misses += sla_miss as u64;
             g.deadline_misses += deadline_miss as u64;
         }
+        if job.state == JobState::Queued && outcome == Outcome::Expired {
+            // dropped from the queue without starting: no longer claimable demand
+            // (a rejected job was never queued, so it is not counted here)
+            self.fair_tenants.on_dropped(job.tenant as usize, job.service, now);
+            self.fair_classes.on_dropped(job.class as usize, job.service, now);
+            self.class_queued[job.class as usize] = self.class_queued[job.class as usize].saturating_sub(1);
+        }
         if outcome == Outcome::Completed {
             if let Some(x) = slowdown(job.arrival, now, job.service) {
                 for g in [

@@ -138,6 +138,14 @@ impl ServiceWindows {
         self.queued_work[m] -= service as u128;
     }
 
+    /// A claimable job of `m` left the queue without starting (expired or
+    /// dropped by admission control at `now`).
+    pub fn on_dropped(&mut self, m: usize, service: Time, now: Time) {
+        self.join(m, now);
+        self.queued[m] = self.queued[m].saturating_sub(1);
+        self.queued_work[m] = self.queued_work[m].saturating_sub(service as u128);
+    }
+
     /// An attempt of `m` ended at `now`.
     pub fn on_end(&mut self, m: usize, now: Time) {
         self.join(m, now);
