@@ -32,6 +32,11 @@ pub enum Command {
     },
     /// List every policy with its parameters.
     Policies,
+    /// Rebuild the charts and report.html of a results folder from its CSV files.
+    Report {
+        /// A folder written by `fairsim run`.
+        dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -76,6 +81,9 @@ pub struct RunArgs {
     /// How to print the comparison on stdout.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
+    /// Do not draw charts or write report.html.
+    #[arg(long)]
+    pub no_plots: bool,
 }
 
 /// Runs the parsed command.
@@ -83,6 +91,17 @@ pub fn execute(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Run(args) => cmd_run(args),
         Command::Validate { scenario } => cmd_validate(&scenario),
+        Command::Report { dir } => {
+            if !dir.is_dir() {
+                return Err(Error::Usage(format!(
+                    "{}: not a folder; give the results folder written by `fairsim run`",
+                    dir.display()
+                )));
+            }
+            let out = crate::output::report::build(&dir)?;
+            println!("wrote {}", out.display());
+            Ok(())
+        }
         Command::Policies => {
             print!("{}", policies_text());
             Ok(())
@@ -144,6 +163,7 @@ fn cmd_run(args: RunArgs) -> Result<()> {
         out: args.out.clone(),
         logs: if args.logs == LogsArg::Summary { Logs::Summary } else { Logs::Full },
         audit: args.audit,
+        no_plots: args.no_plots,
     };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let bar = if show_progress {
@@ -268,6 +288,11 @@ fn comparison_json(rows: &[&Headline]) -> String {
                 "jain": h.jain_mean,
                 "jain_min": h.jain_min,
                 "makespan": h.makespan as f64 / 1e6,
+                "tenant_p99_median": to_s(h.tenant_p99_median),
+                "slowdown_mean": h.slowdown_mean,
+                "slowdown_p99": h.slowdown_p99,
+                "sla_misses": h.sla_misses,
+                "deadline_misses": h.deadline_misses,
             })
         })
         .collect();

@@ -28,6 +28,8 @@ pub struct RunOptions {
     pub logs: Logs,
     /// Self-check caps and rotation at every dispatch; a violation fails the run.
     pub audit: bool,
+    /// Skip the charts and `report.html`.
+    pub no_plots: bool,
 }
 
 /// The outcome of one policy.
@@ -66,6 +68,10 @@ pub fn run_all(
 ) -> Result<(Vec<PolicyRun>, PathBuf)> {
     let target = opts.out.clone().unwrap_or_else(|| PathBuf::from("output").join(&sc.name));
     let staged = StagedDir::new(&target)?;
+    // the report echoes the scenario as given
+    let copy = staged.path().join("scenario.yaml");
+    std::fs::copy(&sc.source, &copy)
+        .map_err(|e| Error::io(format!("cannot copy {} into the results", sc.source.display()), e))?;
     let mut runs = Vec::new();
     for spec in &sc.policies {
         let dir = staged.path().join(&spec.label);
@@ -92,6 +98,10 @@ pub fn run_all(
     let rows: Vec<(String, Headline)> =
         runs.iter().map(|r| (r.spec.kind.clone(), r.headline.clone())).collect();
     tables::write_comparison(&staged.path().join("comparison.csv"), &rows)?;
+    if !opts.no_plots {
+        // drawn from the CSV files just written, exactly as `fairsim report` would
+        crate::output::report::build(staged.path())?;
+    }
     let dir = staged.commit()?;
     Ok((runs, dir))
 }

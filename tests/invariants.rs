@@ -108,7 +108,13 @@ fn every_registered_policy_is_covered() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 160, .. ProptestConfig::default() })]
+    // a fixed seed: the same 160 scenarios on every run, so CI is reproducible
+    #![proptest_config(ProptestConfig {
+        cases: 160,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_130),
+        failure_persistence: None,
+        .. ProptestConfig::default()
+    })]
     #[test]
     fn engine_invariants_hold(g in gen()) {
         let dir = tempdir();

@@ -1,5 +1,6 @@
 //! Accounting and the per-run logs: the observation log (`ticks.csv`), the
-//! per-job records (`jobs.csv`), the tenant time series (`tenants.csv`), and
+//! per-job records (`jobs.csv`), the tenant and class time series
+//! (`tenants.csv`, `classes.csv`), the fairness windows (`fairness.csv`), and
 //! the statistics behind `summary.csv`. Rows stream to disk as they happen.
 
 use std::collections::{BTreeSet, VecDeque};
@@ -9,7 +10,8 @@ use std::io::BufWriter;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::metrics::GroupStats;
+use crate::metrics::fairness::ServiceWindows;
+use crate::metrics::{slowdown, GroupStats};
 use crate::scenario::{Scenario, TenantId};
 use crate::time::{fmt_secs, Time};
 
@@ -40,7 +42,8 @@ pub struct RunStats {
     pub busy: u128,
     /// Time of the last event (finish of the last job).
     pub makespan: Time,
-    /// Dispatches per tenant in each fairness window (the log tick), for Jain's index.
+    /// Jain's index of each fairness window (the log tick) with two or more
+    /// backlogged tenants, on service received (see [`crate::metrics::fairness`]).
     pub jain_windows: Vec<f64>,
     /// The engine's self-check, when it was turned on.
     pub audit: Option<super::audit::Audit>,
@@ -63,21 +66,38 @@ pub struct Recorder {
     is_touched: Vec<bool>,
     /// Per tenant, queued jobs in claimable order, deleted lazily (for the oldest claimable age).
     oldest: Vec<VecDeque<(u64, Slot, Time)>>,
-    /// Dispatches per tenant in the current tick (for the Jain window), and
-    /// the tenants backlogged at some point in it.
-    window_dispatch: Vec<u64>,
-    window_in: Vec<bool>,
-    window_touched: Vec<TenantId>,
-    weights: Vec<f64>,
+    /// Service received per tenant and per class in the current fairness window.
+    fair_tenants: ServiceWindows,
+    fair_classes: ServiceWindows,
+    /// Per class: queued and running jobs, arrivals seen, and the queued jobs
+    /// in claimable order, deleted lazily (for the class series).
+    class_queued: Vec<u64>,
+    class_running: Vec<u32>,
+    class_seen: Vec<bool>,
+    class_oldest: Vec<VecDeque<(u64, Slot, Time)>>,
     jobs: Option<Csv>,
     ticks: Option<Csv>,
     series: Option<Csv>,
+    class_series: Option<Csv>,
+    fairness: Option<Csv>,
 }
 
 impl Recorder {
     /// A recorder writing its logs into `dir`, or none at all when `dir` is `None`.
     pub fn new(sc: &Scenario, dir: Option<&Path>) -> Result<Self> {
         let n = sc.tenants.len();
+        let (class_series, fairness) = match dir {
+            Some(d) => (
+                Some(open_csv(
+                    d,
+                    "classes.csv",
+                    &["time", "class", "queued", "running", "completed", "oldest_age"],
+                )?),
+                Some(open_csv(d, "fairness.csv", &["time", "jain", "backlogged"])?),
+            ),
+            None => (None, None),
+        };
+        let pool = if sc.workers == u32::MAX { u64::MAX / 4 } else { sc.workers as u64 };
         let (jobs, ticks, series) = match dir {
             Some(d) => (
                 Some(open_csv(
@@ -118,13 +138,23 @@ impl Recorder {
             touched: Vec::new(),
             is_touched: vec![false; if logging { n } else { 0 }],
             oldest: if logging { vec![VecDeque::new(); n] } else { Vec::new() },
-            window_dispatch: vec![0; n],
-            window_in: vec![false; n],
-            window_touched: Vec::new(),
-            weights: sc.tenants.iter().map(|t| t.weight).collect(),
+            fair_tenants: ServiceWindows::new(
+                sc.tenants.iter().map(|t| t.weight).collect(),
+                sc.tenants.iter().map(|t| t.cap.map_or(pool, |c| (c as u64).min(pool))).collect(),
+            ),
+            fair_classes: ServiceWindows::new(
+                sc.classes.iter().map(|c| c.weight).collect(),
+                vec![pool; sc.classes.len()],
+            ),
+            class_queued: vec![0; sc.classes.len()],
+            class_running: vec![0; sc.classes.len()],
+            class_seen: vec![false; sc.classes.len()],
+            class_oldest: if logging { vec![VecDeque::new(); sc.classes.len()] } else { Vec::new() },
             jobs,
             ticks,
             series,
+            class_series,
+            fairness,
         })
     }
 
@@ -155,6 +185,7 @@ impl Recorder {
         self.stats.classes[job.class as usize].jobs += 1;
         if self.logging() {
             self.seen.insert(job.tenant);
+            self.class_seen[job.class as usize] = true;
         }
     }
 
@@ -163,9 +194,12 @@ impl Recorder {
         if queued == 1 {
             self.waiting.insert(job.tenant);
         }
-        self.window_join(job.tenant);
+        self.fair_tenants.on_queued(job.tenant as usize, job.service, job.ready);
+        self.fair_classes.on_queued(job.class as usize, job.service, job.ready);
+        self.class_queued[job.class as usize] += 1;
         if self.logging() {
             self.oldest[job.tenant as usize].push_back((job.seq, slot, job.ready));
+            self.class_oldest[job.class as usize].push_back((job.seq, slot, job.ready));
             self.touch(job.tenant);
         }
     }
@@ -183,8 +217,10 @@ impl Recorder {
                 g.waits.push(age);
             }
         }
-        self.window_join(job.tenant);
-        self.window_dispatch[job.tenant as usize] += 1;
+        self.fair_tenants.on_start(job.tenant as usize, job.service, now);
+        self.fair_classes.on_start(job.class as usize, job.service, now);
+        self.class_queued[job.class as usize] -= 1;
+        self.class_running[job.class as usize] += 1;
         if queued == 0 {
             self.waiting.remove(job.tenant);
         }
@@ -209,7 +245,9 @@ impl Recorder {
 
     /// An attempt finished (whatever comes next for the job).
     pub fn on_attempt_end(&mut self, job: &Job, now: Time) {
-        let _ = now;
+        self.fair_tenants.on_end(job.tenant as usize, now);
+        self.fair_classes.on_end(job.class as usize, now);
+        self.class_running[job.class as usize] -= 1;
         self.stats.busy += job.service as u128;
         self.stats.all.service += job.service;
         self.stats.tenants[job.tenant as usize].service += job.service;
@@ -253,6 +291,24 @@ impl Recorder {
             g.sla_misses += sla_miss as u64;
             g.deadline_misses += deadline_miss as u64;
         }
+        if job.state == JobState::Queued && outcome == Outcome::Expired {
+            // dropped from the queue without starting: no longer claimable demand
+            // (a rejected job was never queued, so it is not counted here)
+            self.fair_tenants.on_dropped(job.tenant as usize, job.service, now);
+            self.fair_classes.on_dropped(job.class as usize, job.service, now);
+            self.class_queued[job.class as usize] = self.class_queued[job.class as usize].saturating_sub(1);
+        }
+        if outcome == Outcome::Completed {
+            if let Some(x) = slowdown(job.arrival, now, job.service) {
+                for g in [
+                    &mut self.stats.all,
+                    &mut self.stats.tenants[job.tenant as usize],
+                    &mut self.stats.classes[job.class as usize],
+                ] {
+                    g.slowdowns.push(x);
+                }
+            }
+        }
         if outcome != Outcome::Unfinished {
             self.stats.makespan = self.stats.makespan.max(now);
         }
@@ -294,7 +350,7 @@ impl Recorder {
         free_now: u32,
     ) -> Result<()> {
         let end = self.tick_end();
-        self.close_window(loads);
+        self.close_window(end)?;
         if let Some(w) = self.ticks.as_mut() {
             let name = |t: TenantId| sc.tenants[t as usize].name.as_str();
             let mut waiting_ids = self.waiting.items.clone();
@@ -319,18 +375,27 @@ impl Recorder {
             ])
             .map_err(csv_err)?;
         }
+        if let Some(w) = self.class_series.as_mut() {
+            for c in 0..self.class_seen.len() {
+                if !self.class_seen[c] {
+                    continue;
+                }
+                let age = oldest_claimable(&mut self.class_oldest[c], jobs, end);
+                w.write_record([
+                    fmt_secs(end),
+                    sc.classes[c].name.clone(),
+                    self.class_queued[c].to_string(),
+                    self.class_running[c].to_string(),
+                    self.stats.classes[c].completed.to_string(),
+                    age,
+                ])
+                .map_err(csv_err)?;
+            }
+        }
         if let Some(w) = self.series.as_mut() {
             self.touched.sort_unstable();
             for &t in &self.touched {
-                let q = &mut self.oldest[t as usize];
-                while let Some(&(seq, slot, ready)) = q.front() {
-                    let j = jobs.get(slot);
-                    if j.seq == seq && j.state == JobState::Queued && j.ready == ready {
-                        break;
-                    }
-                    q.pop_front();
-                }
-                let age = q.front().map(|&(_, _, ready)| fmt_secs(end - ready)).unwrap_or_default();
+                let age = oldest_claimable(&mut self.oldest[t as usize], jobs, end);
                 let l = &loads[t as usize];
                 w.write_record([
                     fmt_secs(end),
@@ -361,60 +426,76 @@ impl Recorder {
         Ok(())
     }
 
-    fn window_join(&mut self, t: TenantId) {
-        if !self.window_in[t as usize] {
-            self.window_in[t as usize] = true;
-            self.window_touched.push(t);
+    /// Closes the fairness window that ends at `end` (one tick): Jain's index
+    /// on service received against max-min entitlement (see
+    /// [`crate::metrics::fairness`]); windows with fewer than two backlogged
+    /// tenants are written with an empty `jain` and not counted.
+    fn close_window(&mut self, end: Time) -> Result<()> {
+        let w = self.fair_tenants.close(end, self.tick);
+        self.fair_classes.close(end, self.tick);
+        if let Some(j) = w.jain {
+            self.stats.jain_windows.push(j);
         }
-    }
-
-    /// Fairness window (one tick). Over the tenants that had claimable work
-    /// during it: demand = jobs dispatched + jobs still queued at its end;
-    /// entitlement = weighted max-min share (water-filling) of the dispatches
-    /// actually made; x = dispatched / entitlement; Jain's index of x.
-    /// Windows with fewer than two entitled tenants are not counted.
-    fn close_window(&mut self, loads: &[super::gate::TenantLoad]) {
-        if self.window_touched.len() >= 2 {
-            let got: Vec<f64> =
-                self.window_touched.iter().map(|&t| self.window_dispatch[t as usize] as f64).collect();
-            let demand: Vec<f64> = self
-                .window_touched
-                .iter()
-                .zip(&got)
-                .map(|(&t, g)| g + loads[t as usize].queued as f64)
-                .collect();
-            let weights: Vec<f64> = self.window_touched.iter().map(|&t| self.weights[t as usize]).collect();
-            let capacity: f64 = got.iter().sum();
-            let ent = crate::metrics::fairness::water_fill(&demand, &weights, capacity);
-            let x: Vec<f64> = got.iter().zip(&ent).filter(|(_, e)| **e > 1e-9).map(|(g, e)| g / e).collect();
-            if x.len() >= 2 {
-                if let Some(j) = crate::metrics::fairness::jain(&x) {
-                    self.stats.jain_windows.push(j);
-                }
-            }
+        if let Some(f) = self.fairness.as_mut() {
+            let jain = w.jain.map(|j| format!("{j:.6}")).unwrap_or_default();
+            f.write_record([fmt_secs(end), jain, w.backlogged.to_string()]).map_err(csv_err)?;
         }
-        for &t in &self.window_touched {
-            self.window_dispatch[t as usize] = 0;
-            self.window_in[t as usize] = false;
-        }
-        self.window_touched.clear();
-        // tenants still waiting are backlogged in the next window too
-        for i in 0..self.waiting.items.len() {
-            let t = self.waiting.items[i];
-            self.window_join(t);
-        }
+        Ok(())
     }
 
     /// Flushes the logs and sorts the statistics.
     pub fn finish(mut self) -> Result<RunStats> {
-        for w in [self.jobs.as_mut(), self.ticks.as_mut(), self.series.as_mut()].into_iter().flatten() {
+        for w in [
+            self.jobs.as_mut(),
+            self.ticks.as_mut(),
+            self.series.as_mut(),
+            self.class_series.as_mut(),
+            self.fairness.as_mut(),
+        ]
+        .into_iter()
+        .flatten()
+        {
             w.flush().map_err(|e| Error::io("flushing CSV", e))?;
         }
+        for (g, (r, e)) in self
+            .stats
+            .tenants
+            .iter_mut()
+            .zip(self.fair_tenants.received_total.iter().zip(&self.fair_tenants.entitled_total))
+        {
+            g.received = *r;
+            g.entitled = *e;
+        }
+        for (g, (r, e)) in self
+            .stats
+            .classes
+            .iter_mut()
+            .zip(self.fair_classes.received_total.iter().zip(&self.fair_classes.entitled_total))
+        {
+            g.received = *r;
+            g.entitled = *e;
+        }
+        self.stats.all.received = self.fair_tenants.received_total.iter().sum();
+        self.stats.all.entitled = self.fair_tenants.entitled_total.iter().sum();
         self.stats.all.finish();
         self.stats.tenants.iter_mut().for_each(|g| g.finish());
         self.stats.classes.iter_mut().for_each(|g| g.finish());
         Ok(self.stats)
     }
+}
+
+/// Age at `end` of the oldest job still claimable in `q` (a queue in
+/// claimable order whose started or re-queued entries are dropped lazily
+/// here), or an empty cell when none is.
+fn oldest_claimable(q: &mut VecDeque<(u64, Slot, Time)>, jobs: &JobTable, end: Time) -> String {
+    while let Some(&(seq, slot, ready)) = q.front() {
+        let j = jobs.get(slot);
+        if j.seq == seq && j.state == JobState::Queued && j.ready == ready {
+            break;
+        }
+        q.pop_front();
+    }
+    q.front().map(|&(_, _, ready)| fmt_secs(end - ready)).unwrap_or_default()
 }
 
 /// A set of tenant ids with O(1) insert and remove (unordered).

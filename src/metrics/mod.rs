@@ -20,6 +20,23 @@ pub fn nearest_rank(sorted: &[Time], p: f64) -> Option<Time> {
     Some(sorted[rank.clamp(1, n) - 1])
 }
 
+/// Nearest-rank percentile of sorted floats (same rank rule as [`nearest_rank`]).
+pub fn nearest_rank_f64(sorted: &[f64], p: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let n = sorted.len();
+    let rank = ((p / 100.0) * n as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, n) - 1])
+}
+
+/// Slowdown of a completed job: time in system over service,
+/// (finish - arrival) / service = (wait + service) / service for a job that
+/// ran once. `None` for a zero-length job (the ratio is undefined).
+pub fn slowdown(arrival: Time, finish: Time, service: Time) -> Option<f64> {
+    (service > 0).then(|| (finish - arrival) as f64 / service as f64)
+}
+
 /// Counts and waits of one group of jobs (everything, one tenant, one class).
 #[derive(Debug, Clone, Default)]
 pub struct GroupStats {
@@ -41,6 +58,12 @@ pub struct GroupStats {
     pub sla_misses: u64,
     /// Jobs that finished after their deadline, or expired.
     pub deadline_misses: u64,
+    /// Slowdown of every completed job with non-zero service (see [`slowdown`]).
+    pub slowdowns: Vec<f64>,
+    /// Service received and entitled, summed over fairness windows
+    /// (worker-microseconds; see [`fairness::ServiceWindows`]).
+    pub received: f64,
+    pub entitled: f64,
 }
 
 impl GroupStats {
@@ -57,6 +80,19 @@ impl GroupStats {
     /// Sorts the waits so percentiles can be read.
     pub fn finish(&mut self) {
         self.waits.sort_unstable();
+        self.slowdowns.sort_unstable_by(f64::total_cmp);
+    }
+
+    pub fn slowdown_mean(&self) -> Option<f64> {
+        if self.slowdowns.is_empty() {
+            return None;
+        }
+        Some(self.slowdowns.iter().sum::<f64>() / self.slowdowns.len() as f64)
+    }
+
+    /// Nearest-rank percentile of the slowdowns (call `finish` first).
+    pub fn slowdown_pct(&self, p: f64) -> Option<f64> {
+        nearest_rank_f64(&self.slowdowns, p)
     }
 
     pub fn wait_mean(&self) -> Option<f64> {
@@ -96,5 +132,37 @@ mod tests {
         // 200 values 0..200: p99 -> rank 198 -> value 197.
         let w: Vec<Time> = (0..200).collect();
         assert_eq!(nearest_rank(&w, 99.0), Some(197));
+        // the float version uses the same rank: 4 values, p50 -> rank 2, p99 -> rank 4
+        assert_eq!(nearest_rank_f64(&[1.0, 1.5, 3.0, 9.0], 50.0), Some(1.5));
+        assert_eq!(nearest_rank_f64(&[1.0, 1.5, 3.0, 9.0], 99.0), Some(9.0));
+    }
+
+    #[test]
+    fn slowdown_is_time_in_system_over_service() {
+        // arrives at 10s, waits 3s, runs 2s, finishes at 15s: (3 + 2) / 2 = 2.5
+        assert_eq!(slowdown(10_000_000, 15_000_000, 2_000_000), Some(2.5));
+        // no wait: 1
+        assert_eq!(slowdown(0, 500_000, 500_000), Some(1.0));
+        assert_eq!(slowdown(5, 5, 0), None);
+        // group figures: slowdowns 1, 1, 2.5, 10 -> mean 14.5/4 = 3.625, p50 rank 2 = 1, p99 rank 4 = 10
+        let mut g = GroupStats { slowdowns: vec![10.0, 1.0, 2.5, 1.0], ..Default::default() };
+        g.finish();
+        assert_eq!(g.slowdown_mean(), Some(3.625));
+        assert_eq!(g.slowdown_pct(50.0), Some(1.0));
+        assert_eq!(g.slowdown_pct(99.0), Some(10.0));
+    }
+
+    #[test]
+    fn wait_statistics_of_a_group() {
+        // waits 0, 1, 2, ..., 19 s (20 jobs): mean 9.5 s; p50 rank 10 -> 9 s;
+        // p95 rank 19 -> 18 s; p99 rank ceil(19.8) = 20 -> 19 s; max 19 s.
+        let s = 1_000_000;
+        let mut g = GroupStats { waits: (0..20).rev().map(|i| i * s).collect(), ..Default::default() };
+        g.finish();
+        assert_eq!(g.wait_mean(), Some(9.5 * s as f64));
+        assert_eq!(g.wait_pct(50.0), Some(9 * s));
+        assert_eq!(g.wait_pct(95.0), Some(18 * s));
+        assert_eq!(g.wait_pct(99.0), Some(19 * s));
+        assert_eq!(g.wait_max(), Some(19 * s));
     }
 }

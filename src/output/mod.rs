@@ -1,6 +1,8 @@
 //! Result folders: written under a temporary name and renamed into place, so
 //! an existing folder is either left untouched or replaced whole.
 
+pub mod charts;
+pub mod report;
 pub mod tables;
 
 use std::fs;

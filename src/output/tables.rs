@@ -21,14 +21,26 @@ pub struct Headline {
     /// Highest per-tenant p99 wait, and whose.
     pub worst_tenant_p99: Option<(String, Time)>,
     pub worst_class_p99: Option<(String, Time)>,
-    /// Median over tenants of each tenant's p99 wait: what a typical tenant
-    /// sees (the lower median when the count is even).
-    pub tenant_p99_median: Option<Time>,
     pub oldest_age_max: Time,
     /// Mean of Jain's index over fairness windows with two or more backlogged tenants.
     pub jain_mean: Option<f64>,
     pub jain_min: Option<f64>,
     pub makespan: Time,
+    /// Median over tenants of their p99 wait (nearest-rank, lower median):
+    /// the typical tenant's tail, where `worst_tenant_p99` shows the worst.
+    pub tenant_p99_median: Option<Time>,
+    pub slowdown_mean: Option<f64>,
+    pub slowdown_p99: Option<f64>,
+    /// Jobs that waited longer than their class's `sla` (starvation events).
+    pub sla_misses: u64,
+    pub deadline_misses: u64,
+}
+
+/// Median over groups of their p99 wait (nearest-rank rank ceil(n/2)).
+pub fn median_p99(groups: &[GroupStats]) -> Option<Time> {
+    let mut p99s: Vec<Time> = groups.iter().filter_map(|g| g.wait_pct(99.0)).collect();
+    p99s.sort_unstable();
+    crate::metrics::nearest_rank(&p99s, 50.0)
 }
 
 fn worst(groups: &[GroupStats], names: impl Fn(usize) -> String) -> Option<(String, Time)> {
@@ -61,15 +73,15 @@ impl Headline {
             wait_p99: s.all.wait_pct(99.0),
             worst_tenant_p99: worst(&s.tenants, |i| sc.tenants[i].name.clone()),
             worst_class_p99: worst(&s.classes, |i| sc.classes[i].name.clone()),
-            tenant_p99_median: {
-                let mut p: Vec<Time> = s.tenants.iter().filter_map(|g| g.wait_pct(99.0)).collect();
-                p.sort_unstable();
-                crate::metrics::nearest_rank(&p, 50.0)
-            },
             oldest_age_max: s.all.oldest_age_max,
             jain_mean,
             jain_min: s.jain_windows.iter().copied().reduce(f64::min),
             makespan: s.makespan,
+            tenant_p99_median: median_p99(&s.tenants),
+            slowdown_mean: s.all.slowdown_mean(),
+            slowdown_p99: s.all.slowdown_pct(99.0),
+            sla_misses: s.all.sla_misses,
+            deadline_misses: s.all.deadline_misses,
         }
     }
 }
@@ -93,6 +105,9 @@ fn cerr(e: csv::Error) -> Error {
 /// Writes `summary.csv`: one row for all jobs, one per class, one per tenant.
 pub fn write_summary(path: &Path, sc: &Scenario, s: &RunStats) -> Result<()> {
     let mut w = writer(path)?;
+    let pool_time =
+        if s.makespan == 0 || sc.workers == u32::MAX { 0.0 } else { sc.workers as f64 * s.makespan as f64 };
+    let frac = |x: f64, total: f64| if total > 0.0 { format!("{:.4}", x / total) } else { String::new() };
     w.write_record([
         "scope",
         "name",
@@ -111,6 +126,11 @@ pub fn write_summary(path: &Path, sc: &Scenario, s: &RunStats) -> Result<()> {
         "service",
         "sla_misses",
         "deadline_misses",
+        "slowdown_mean",
+        "slowdown_p99",
+        "share_received",
+        "share_entitled",
+        "utilization",
     ])
     .map_err(cerr)?;
     let mut row = |scope: &str, name: &str, g: &GroupStats| -> Result<()> {
@@ -132,6 +152,11 @@ pub fn write_summary(path: &Path, sc: &Scenario, s: &RunStats) -> Result<()> {
             fmt_secs(g.service),
             g.sla_misses.to_string(),
             g.deadline_misses.to_string(),
+            opt_f(g.slowdown_mean()),
+            opt_f(g.slowdown_pct(99.0)),
+            frac(g.received, s.all.received),
+            frac(g.entitled, s.all.entitled),
+            frac(g.service as f64, pool_time),
         ])
         .map_err(cerr)
     };
@@ -150,7 +175,7 @@ pub fn write_summary(path: &Path, sc: &Scenario, s: &RunStats) -> Result<()> {
 }
 
 /// Column names of `comparison.csv`.
-pub const COMPARISON_HEADER: [&str; 16] = [
+pub const COMPARISON_HEADER: [&str; 20] = [
     "policy",
     "jobs",
     "completed",
@@ -167,6 +192,10 @@ pub const COMPARISON_HEADER: [&str; 16] = [
     "worst_class",
     "jain_min",
     "tenant_p99_median",
+    "slowdown_mean",
+    "slowdown_p99",
+    "sla_misses",
+    "deadline_misses",
 ];
 
 impl Headline {
@@ -189,6 +218,10 @@ impl Headline {
             self.worst_class_p99.as_ref().map(|w| w.0.clone()).unwrap_or_default(),
             opt_f(self.jain_min),
             opt_secs(self.tenant_p99_median),
+            opt_f(self.slowdown_mean),
+            opt_f(self.slowdown_p99),
+            self.sla_misses.to_string(),
+            self.deadline_misses.to_string(),
         ]
     }
 }

@@ -1,0 +1,349 @@
+//! The self-contained `report.html` of a results folder, rebuilt from the CSV
+//! files alone: `fairsim run` calls [`build`] on the folder it just wrote,
+//! `fairsim report DIR` on an existing one, so both produce the same bytes.
+//!
+//! Needs `comparison.csv`, `<label>/summary.csv` for every policy in it and,
+//! unless the folder was written with `--logs summary` (then the report has
+//! tables only), `<label>/{tenants,classes,fairness,jobs}.csv`. `scenario.yaml`
+//! is echoed when present.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+use super::charts::{self, Chart, Groups};
+
+/// A small CSV file held whole: header and rows.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// Reads `path`; a missing or unreadable file is an input error (exit 2).
+    pub fn read(path: &Path) -> Result<Table> {
+        if !path.exists() {
+            return Err(Error::input(
+                path,
+                0,
+                0,
+                "file is missing: the report needs the CSV files written by `fairsim run` (rerun it to regenerate the folder)",
+            ));
+        }
+        let mut r = csv::Reader::from_path(path)
+            .map_err(|e| Error::input(path, 0, 0, format!("cannot read: {e}")))?;
+        let header = r
+            .headers()
+            .map_err(|e| Error::input(path, 1, 0, format!("cannot read the header: {e}")))?
+            .iter()
+            .map(str::to_string)
+            .collect();
+        let mut rows = Vec::new();
+        for (i, rec) in r.records().enumerate() {
+            let rec = rec.map_err(|e| Error::input(path, i + 2, 0, format!("bad row: {e}")))?;
+            rows.push(rec.iter().map(str::to_string).collect());
+        }
+        Ok(Table { header, rows })
+    }
+
+    /// Index of a column; an input error naming the file when absent.
+    pub fn col(&self, name: &str, path: &Path) -> Result<usize> {
+        self.header.iter().position(|h| h == name).ok_or_else(|| {
+            Error::input(
+                path,
+                1,
+                0,
+                format!("column `{name}` is missing; was this file written by `fairsim run`?"),
+            )
+        })
+    }
+}
+
+/// Files every policy folder needs for the charts.
+const CHART_INPUTS: [&str; 4] = ["fairness.csv", "tenants.csv", "classes.csv", "jobs.csv"];
+
+/// Builds `charts/` and `report.html` in `dir` from its CSV files. Writes to
+/// temporary names first, so an existing report is replaced whole or not at all.
+pub fn build(dir: &Path) -> Result<PathBuf> {
+    let cmp_path = dir.join("comparison.csv");
+    let comparison = Table::read(&cmp_path)?;
+    let pi = comparison.col("policy", &cmp_path)?;
+    let labels: Vec<String> = comparison.rows.iter().map(|r| r[pi].clone()).collect();
+    let mut summaries = Vec::new();
+    for label in &labels {
+        let p = dir.join(label).join("summary.csv");
+        let t = Table::read(&p)?;
+        summaries.push((p, t));
+    }
+    // charts need the full logs; a `--logs summary` folder has none of them
+    let present: Vec<bool> =
+        labels.iter().map(|l| CHART_INPUTS.iter().any(|f| dir.join(l).join(f).exists())).collect();
+    let with_charts = present.iter().any(|&p| p);
+    if with_charts {
+        for l in &labels {
+            for f in CHART_INPUTS {
+                let p = dir.join(l).join(f);
+                if !p.exists() {
+                    return Err(Error::input(
+                        &p,
+                        0,
+                        0,
+                        "file is missing: the charts need every CSV written by `fairsim run` (rerun it, or restore the file)",
+                    ));
+                }
+            }
+        }
+    }
+    let scenario = fs::read_to_string(dir.join("scenario.yaml")).ok();
+
+    let staging = dir.join(format!(".charts.partial-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&staging);
+    let mut per_policy: Vec<Vec<Chart>> = Vec::new();
+    let mut cross: Vec<Chart> = Vec::new();
+    if with_charts {
+        fs::create_dir_all(&staging)
+            .map_err(|e| Error::io(format!("cannot create {}", staging.display()), e))?;
+        let drawn = draw_charts(dir, &labels, &summaries, &staging);
+        if drawn.is_err() {
+            let _ = fs::remove_dir_all(&staging);
+        }
+        let (pp, cc) = drawn?;
+        per_policy = pp;
+        cross = cc;
+    }
+    let html = render_html(&comparison, &labels, &summaries, &per_policy, &cross, scenario.as_deref());
+    let tmp = dir.join(format!(".report.html.partial-{}", std::process::id()));
+    fs::write(&tmp, html).map_err(|e| Error::io(format!("cannot write {}", tmp.display()), e))?;
+    if with_charts {
+        let charts_dir = dir.join("charts");
+        if charts_dir.exists() {
+            fs::remove_dir_all(&charts_dir)
+                .map_err(|e| Error::io(format!("cannot replace {}", charts_dir.display()), e))?;
+        }
+        fs::rename(&staging, &charts_dir)
+            .map_err(|e| Error::io(format!("cannot move charts into {}", charts_dir.display()), e))?;
+    }
+    let out = dir.join("report.html");
+    fs::rename(&tmp, &out).map_err(|e| Error::io(format!("cannot write {}", out.display()), e))?;
+    Ok(out)
+}
+
+type Drawn = (Vec<Vec<Chart>>, Vec<Chart>);
+
+fn draw_charts(dir: &Path, labels: &[String], summaries: &[(PathBuf, Table)], out: &Path) -> Result<Drawn> {
+    // tenants ranked by jobs from the first policy (every policy sees the same arrivals)
+    let mut tenants: Vec<(String, u64)> = Vec::new();
+    let mut p99: Vec<charts::PolicyP99s> = Vec::new();
+    for (i, (path, t)) in summaries.iter().enumerate() {
+        let (si, ni, ji, wi) =
+            (t.col("scope", path)?, t.col("name", path)?, t.col("jobs", path)?, t.col("wait_p99", path)?);
+        let mut rows = Vec::new();
+        for r in t.rows.iter().filter(|r| r[si] == "tenant") {
+            if i == 0 {
+                tenants.push((r[ni].clone(), r[ji].parse().unwrap_or(0)));
+            }
+            rows.push((r[ni].clone(), r[wi].parse().ok()));
+        }
+        p99.push((labels[i].clone(), rows));
+    }
+    let groups = Groups::new(tenants);
+    let mut per_policy = Vec::new();
+    let mut series = Vec::new();
+    for label in labels {
+        let (c, s) = charts::policy_charts(dir, label, &groups, out)?;
+        per_policy.push(c);
+        series.push(s);
+    }
+    let cross = charts::cross_charts(&groups, &p99, &series, out)?;
+    Ok((per_policy, cross))
+}
+
+fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            _ => o.push(c),
+        }
+    }
+    o
+}
+
+fn html_table(t: &Table, out: &mut String) {
+    out.push_str("<div class=\"scroll\"><table>\n<thead><tr>");
+    for h in &t.header {
+        out.push_str(&format!("<th>{}</th>", esc(h)));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for r in &t.rows {
+        out.push_str("<tr>");
+        for (i, c) in r.iter().enumerate() {
+            let numeric = !c.is_empty() && c.parse::<f64>().is_ok();
+            let cls = if i == 0 || !numeric { "" } else { " class=\"n\"" };
+            out.push_str(&format!("<td{cls}>{}</td>", esc(c)));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n");
+}
+
+/// Strips the XML prolog plotters may emit, so the SVG can sit inline in HTML.
+fn inline_svg(svg: &str) -> &str {
+    match svg.find("<svg") {
+        Some(i) => &svg[i..],
+        None => svg,
+    }
+}
+
+fn figure(c: &Chart, out: &mut String) {
+    out.push_str(&format!(
+        "<figure id=\"{}\">\n{}\n<figcaption>{} (<a href=\"charts/{}.png\">PNG</a>, <a href=\"charts/{}.svg\">SVG</a>)</figcaption>\n</figure>\n",
+        esc(&c.stem),
+        inline_svg(&c.svg),
+        esc(&c.title),
+        esc(&c.stem),
+        esc(&c.stem)
+    ));
+}
+
+const STYLE: &str = "body{font-family:DejaVu Sans,Verdana,sans-serif;margin:2em auto;max-width:1300px;padding:0 1em;color:#222}
+h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}h3{margin-top:1.5em}
+table{border-collapse:collapse;font-size:.85em}th,td{border:1px solid #ddd;padding:3px 6px;white-space:nowrap}
+th{background:#f3f3f3;position:sticky;top:0}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.scroll{overflow-x:auto;max-width:100%}figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{font-size:.85em;color:#555}pre{background:#f7f7f7;padding:1em;overflow-x:auto;font-size:.85em}
+p.note{font-size:.9em;color:#444;max-width:60em}";
+
+fn scenario_name(yaml: Option<&str>) -> Option<String> {
+    yaml?.lines().find_map(|l| {
+        let v = l.strip_prefix("name:")?;
+        let v = v.split('#').next()?.trim().trim_matches(|c| c == '"' || c == '\'');
+        (!v.is_empty()).then(|| v.to_string())
+    })
+}
+
+/// Columns of the headline table, with their display names.
+const HEADLINE: [(&str, &str); 10] = [
+    ("policy", "policy"),
+    ("utilization", "util"),
+    ("wait_p99", "p99 wait"),
+    ("tenant_p99_median", "median tenant p99"),
+    ("worst_tenant_p99", "worst tenant p99"),
+    ("worst_tenant", "worst tenant"),
+    ("oldest_age_max", "oldest age"),
+    ("jain", "Jain"),
+    ("jain_min", "Jain min"),
+    ("sla_misses", "sla misses"),
+];
+
+/// The figures a design review looks at first, and which policy is best on
+/// the two that show fairness (the typical tenant's tail and Jain's index).
+fn headline(t: &Table, out: &mut String) {
+    let cols: Vec<(usize, &str)> =
+        HEADLINE.iter().filter_map(|(c, n)| t.header.iter().position(|h| h == c).map(|i| (i, *n))).collect();
+    let sub = Table {
+        header: cols.iter().map(|c| c.1.to_string()).collect(),
+        rows: t
+            .rows
+            .iter()
+            .map(|r| cols.iter().map(|c| r.get(c.0).cloned().unwrap_or_default()).collect())
+            .collect(),
+    };
+    html_table(&sub, out);
+    let best = |col: &str, lowest: bool| -> Option<(String, String)> {
+        let i = t.header.iter().position(|h| h == col)?;
+        let p = t.header.iter().position(|h| h == "policy")?;
+        let mut rows: Vec<(f64, &Vec<String>)> =
+            t.rows.iter().filter_map(|r| r.get(i)?.parse::<f64>().ok().map(|v| (v, r))).collect();
+        // stable: the first policy listed wins a tie
+        rows.sort_by(|a, b| if lowest { a.0.total_cmp(&b.0) } else { b.0.total_cmp(&a.0) });
+        rows.first().map(|(_, r)| (r[p].clone(), r[i].clone()))
+    };
+    let mut notes = Vec::new();
+    if let Some((p, v)) = best("tenant_p99_median", true) {
+        notes.push(format!(
+            "the typical tenant's p99 wait is lowest under <b>{}</b> ({} s)",
+            esc(&p),
+            esc(&v)
+        ));
+    }
+    if let Some((p, v)) = best("jain", false) {
+        notes.push(format!("Jain's index is highest under <b>{}</b> ({})", esc(&p), esc(&v)));
+    }
+    if !notes.is_empty() {
+        out.push_str(&format!("<p class=\"note\">In this run {}.</p>\n", notes.join("; ")));
+    }
+}
+
+fn render_html(
+    comparison: &Table,
+    labels: &[String],
+    summaries: &[(PathBuf, Table)],
+    per_policy: &[Vec<Chart>],
+    cross: &[Chart],
+    scenario: Option<&str>,
+) -> String {
+    let name = scenario_name(scenario).unwrap_or_else(|| "fairsim results".into());
+    let mut h = String::new();
+    h.push_str(&format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>fairsim report: {}</title>\n<style>\n{STYLE}\n</style>\n</head>\n<body>\n",
+        esc(&name)
+    ));
+    h.push_str(&format!("<h1>fairsim report: {}</h1>\n", esc(&name)));
+    h.push_str(&format!(
+        "<p class=\"note\">{} policies on the same arrivals. Waits are first start minus arrival; percentiles are exact nearest-rank. \
+Jain's index is computed per fairness window (one log tick) on service received over each tenant's max-min fair entitlement, \
+and averaged over windows with at least two backlogged tenants (see docs/metrics.md). Times in seconds.</p>\n",
+        labels.len()
+    ));
+    h.push_str("<nav><ul>\n<li><a href=\"#comparison\">Comparison</a></li>\n");
+    for l in labels {
+        h.push_str(&format!("<li><a href=\"#policy-{0}\">{0}</a></li>\n", esc(l)));
+    }
+    h.push_str("<li><a href=\"#scenario\">Scenario</a></li>\n</ul></nav>\n");
+    h.push_str("<h2 id=\"comparison\">Comparison</h2>\n");
+    headline(comparison, &mut h);
+    h.push_str("<h3>comparison.csv</h3>\n");
+    html_table(comparison, &mut h);
+    for c in cross {
+        figure(c, &mut h);
+    }
+    if cross.is_empty() {
+        h.push_str(
+            "<p class=\"note\">No charts: the folder was written with <code>--logs summary</code>.</p>\n",
+        );
+    }
+    for (i, l) in labels.iter().enumerate() {
+        h.push_str(&format!("<h2 id=\"policy-{0}\">Policy {0}</h2>\n<h3>summary.csv</h3>\n", esc(l)));
+        html_table(&summaries[i].1, &mut h);
+        if let Some(cs) = per_policy.get(i) {
+            for c in cs {
+                figure(c, &mut h);
+            }
+        }
+    }
+    h.push_str("<h2 id=\"scenario\">Scenario</h2>\n");
+    match scenario {
+        Some(s) => h.push_str(&format!("<pre>{}</pre>\n", esc(s))),
+        None => h.push_str("<p class=\"note\">scenario.yaml is not in the folder.</p>\n"),
+    }
+    h.push_str("</body>\n</html>\n");
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_finds_the_scenario_name() {
+        assert_eq!(esc("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+        assert_eq!(scenario_name(Some("# c\nname: noisy  # x\nseed: 1")), Some("noisy".into()));
+        assert_eq!(scenario_name(Some("seed: 1")), None);
+    }
+}

@@ -1,0 +1,198 @@
+//! Fairness metrics, comparison headline, charts and the HTML report, end to end.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use common::*;
+
+fn comparison(dir: &Path) -> HashMap<String, HashMap<String, String>> {
+    read_csv(&dir.join("comparison.csv")).into_iter().map(|r| (r["policy"].clone(), r)).collect()
+}
+
+fn f(cell: &str) -> f64 {
+    secs(cell)
+}
+
+#[test]
+fn jain_series_matches_the_article_002_rotation_by_hand() {
+    // Two workers, unit jobs, caps of 1, rotation A B C: in each of the first
+    // three ticks two tenants get 1s of service and the third none. Demands are
+    // at least 1s each (cap 1 x 1s), so the 2s delivered split 2/3 each:
+    // x = (1.5, 1.5, 0), J = 3^2 / (3 x 4.5) = 2/3. In tick 4 only A and B are
+    // backlogged and each gets its 1s: J = 1. From tick 5 only A waits: not counted.
+    let out = tempdir();
+    run(&scenario("abc-rotation.yaml"), out.path(), &["--no-plots"]);
+    let rows = read_csv(&out.path().join("round_robin").join("fairness.csv"));
+    let expect =
+        [("1", "0.666667", "3"), ("2", "0.666667", "3"), ("3", "0.666667", "3"), ("4", "1.000000", "2")];
+    for (r, (time, jain, backlogged)) in rows.iter().zip(expect) {
+        assert_eq!(
+            (r["time"].as_str(), r["jain"].as_str(), r["backlogged"].as_str()),
+            (time, jain, backlogged)
+        );
+    }
+    assert!(rows[4..].iter().all(|r| r["jain"].is_empty()));
+    let c = comparison(out.path());
+    // mean over the four counted windows: (3 x 2/3 + 1) / 4 = 0.75; min 2/3
+    assert_eq!(c["round_robin"]["jain"], "0.7500");
+    assert_eq!(c["round_robin"]["jain_min"], "0.6667");
+    // median tenant p99: A waits up to 22s, B 3s, C 2s (starts at ticks 3-4 and 2-3);
+    // nearest-rank median of (2, 3, 22) = 3
+    assert_eq!(c["round_robin"]["tenant_p99_median"], "3");
+}
+
+#[test]
+fn class_series_tracks_queued_running_and_oldest_age() {
+    // All 45 jobs arrive at 0 in class default; two start per second. At the end
+    // of tick k (time k s) the 2k started have all completed (1s each) and the
+    // next pair starts just after the tick closes: queued 45 - 2k, running 0,
+    // completed 2k, and the oldest claimable job has waited k seconds.
+    let out = tempdir();
+    run(&scenario("abc-rotation.yaml"), out.path(), &["--no-plots"]);
+    let rows = read_csv(&out.path().join("round_robin").join("classes.csv"));
+    for (k, r) in rows.iter().take(4).enumerate() {
+        let k = k as u64 + 1;
+        assert_eq!(r["class"], "default");
+        assert_eq!(r["time"], k.to_string());
+        assert_eq!(r["queued"], (45 - 2 * k).to_string());
+        assert_eq!(r["completed"], (2 * k).to_string());
+        assert_eq!(r["oldest_age"], k.to_string());
+    }
+    // summary: every job ran 1s after waiting w, so slowdown = w + 1; the last
+    // pair waits 22s (45 jobs, 2 at a time): p99 (rank ceil(44.55) = 45) = 23
+    let summary = read_csv(&out.path().join("round_robin").join("summary.csv"));
+    let all = summary.iter().find(|r| r["scope"] == "all").expect("all row");
+    assert_eq!(all["slowdown_p99"], "23.0000");
+    assert_eq!(all["share_received"], "1.0000");
+    assert_eq!(all["utilization"], "0.9783", "45 busy seconds over 2 workers x 23s");
+}
+
+#[test]
+fn noisy_neighbor_fifo_is_visibly_less_fair_than_round_robin() {
+    let out = tempdir();
+    run(&scenario("noisy-neighbor.yaml"), out.path(), &["--no-plots"]);
+    let c = comparison(out.path());
+    let (fifo, rr) = (&c["fifo"], &c["round_robin"]);
+    // The dump is 5000 jobs of mean service 0.5s x exp(0.77^2 / 2) = 0.67s
+    // (lognormal, median 0.5s, p99 3s: sigma = ln 6 / 2.326) on 8 workers:
+    // about 420s of backlog. Under fifo every small job arriving in it waits
+    // for the dump: the typical (median) tenant's p99 is several minutes.
+    assert!(f(&fifo["tenant_p99_median"]) > 300.0, "fifo median tenant p99 {}", fifo["tenant_p99_median"]);
+    // round_robin serves a small tenant at the next free worker: well under
+    // one bulk job's p99 service time (3s).
+    assert!(f(&rr["tenant_p99_median"]) < 3.0, "round_robin median tenant p99 {}", rr["tenant_p99_median"]);
+    // While the dump is served alone, the six tenants' x are (>0, 0, 0, 0, 0, 0):
+    // J = 1/6. Those windows are about half the counted ones, so fifo's mean is
+    // far below round_robin's, whose windows give everyone its share (J near 1).
+    assert!(f(&fifo["jain_min"]) < 0.2, "fifo jain_min {}", fifo["jain_min"]);
+    assert!(f(&fifo["jain"]) < 0.75, "fifo jain {}", fifo["jain"]);
+    assert!(f(&rr["jain"]) > 0.95, "round_robin jain {}", rr["jain"]);
+    assert!(f(&rr["jain"]) - f(&fifo["jain"]) > 0.2);
+    // starvation events: 5 tenants x 0.5 jobs/s x ~420s of backlog wait past the 10s sla under fifo
+    assert!(f(&fifo["sla_misses"]) > 900.0, "fifo sla misses {}", fifo["sla_misses"]);
+    assert_eq!(rr["sla_misses"], "0");
+}
+
+/// Tags of an SVG file balance (a light well-formedness check).
+fn assert_well_formed(svg: &str, name: &str) {
+    assert!(svg.starts_with("<svg") || svg.starts_with("<?xml"), "{name}: {}", &svg[..40.min(svg.len())]);
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find('<') {
+        let j = rest[i..].find('>').unwrap_or_else(|| panic!("{name}: unterminated tag")) + i;
+        let tag = &rest[i + 1..j];
+        rest = &rest[j + 1..];
+        if tag.starts_with('?') || tag.starts_with('!') || tag.ends_with('/') {
+            continue;
+        }
+        let name_of = |t: &str| t.split_whitespace().next().unwrap_or("").to_string();
+        if let Some(close) = tag.strip_prefix('/') {
+            assert_eq!(stack.pop().as_deref(), Some(close.trim()), "{name}: mismatched </{close}>");
+        } else {
+            stack.push(name_of(tag));
+        }
+    }
+    assert!(stack.is_empty(), "{name}: unclosed {stack:?}");
+}
+
+#[test]
+fn charts_and_report_are_written_and_rebuilt_byte_for_byte() {
+    let out = tempdir();
+    run(&scenario("noisy-neighbor.yaml"), out.path(), &[]);
+    let dir = out.path();
+    let charts = dir.join("charts");
+    let expect = [
+        ("fifo-completions", "Cumulative completions per tenant", "jobs completed"),
+        ("fifo-oldest-age", "Oldest claimable job age per class", "oldest claimable age"),
+        ("round_robin-running", "Running jobs per tenant", "running jobs"),
+        ("priority-wait-cdf", "Wait-time CDF per tenant", "wait before first start"),
+        ("p99-wait-by-policy", "p99 wait per tenant, by policy", "p99 wait"),
+        ("jain-over-time", "Jain&apos;s fairness index per window, by policy", "simulated time"),
+    ];
+    for (stem, title, axis) in expect {
+        let svg = std::fs::read_to_string(charts.join(format!("{stem}.svg"))).expect(stem);
+        assert_well_formed(&svg, stem);
+        assert!(svg.contains(title), "{stem}: title");
+        assert!(svg.contains(axis), "{stem}: axis label");
+        let png = std::fs::read(charts.join(format!("{stem}.png"))).expect(stem);
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{stem}.png");
+    }
+    // the legends name the tenants and the policies
+    let p99 = std::fs::read_to_string(charts.join("p99-wait-by-policy.svg")).unwrap();
+    for name in ["bulk", "s1", "fifo", "round_robin", "priority"] {
+        assert!(p99.contains(name), "p99 chart lacks {name}");
+    }
+    let html = std::fs::read_to_string(dir.join("report.html")).expect("report.html");
+    assert!(html.contains("<h1>fairsim report: noisy-neighbor</h1>"));
+    assert!(html.contains("tenant_p99_median"), "comparison table");
+    assert!(html.contains("One tenant dumps 5,000 export jobs"), "scenario echoed");
+    assert_eq!(html.matches("<svg").count(), 3 * 4 + 2, "every chart inline");
+    assert_eq!(
+        std::fs::read(dir.join("scenario.yaml")).unwrap(),
+        std::fs::read(scenario("noisy-neighbor.yaml")).unwrap()
+    );
+
+    let before: Vec<(String, Vec<u8>)> = std::iter::once(dir.join("report.html"))
+        .chain(std::fs::read_dir(&charts).unwrap().map(|e| e.unwrap().path()))
+        .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
+        .collect();
+    std::fs::remove_dir_all(&charts).unwrap();
+    std::fs::remove_file(dir.join("report.html")).unwrap();
+    fairsim().arg("report").arg(dir).assert().success();
+    for (path, bytes) in before {
+        assert!(std::fs::read(&path).unwrap() == bytes, "{path} differs after `fairsim report`");
+    }
+}
+
+#[test]
+fn report_on_a_folder_with_a_missing_csv_fails_with_exit_2() {
+    let out = tempdir();
+    run(&scenario("abc-rotation.yaml"), out.path(), &[]);
+    std::fs::remove_file(out.path().join("fifo").join("tenants.csv")).unwrap();
+    let a = fairsim().arg("report").arg(out.path()).assert().code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("tenants.csv") && err.contains("missing"), "{err}");
+    std::fs::remove_file(out.path().join("comparison.csv")).unwrap();
+    let a = fairsim().arg("report").arg(out.path()).assert().code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("comparison.csv") && err.contains("missing"), "{err}");
+    fairsim().arg("report").arg(out.path().join("nope")).assert().code(2);
+}
+
+#[test]
+fn no_plots_and_summary_logs() {
+    let out = tempdir();
+    run(&scenario("abc-rotation.yaml"), out.path(), &["--no-plots"]);
+    assert!(!out.path().join("report.html").exists());
+    assert!(!out.path().join("charts").exists());
+    // summary logs: a tables-only report, and `report` can rebuild it
+    let out = tempdir();
+    run(&scenario("abc-rotation.yaml"), out.path(), &["--logs", "summary"]);
+    let html = std::fs::read_to_string(out.path().join("report.html")).unwrap();
+    assert!(!html.contains("<svg") && html.contains("--logs summary"));
+    assert!(!out.path().join("charts").exists());
+    fairsim().arg("report").arg(out.path()).assert().success();
+    assert_eq!(std::fs::read_to_string(out.path().join("report.html")).unwrap(), html);
+}
