@@ -21,6 +21,8 @@ struct Gen {
     policy: usize,
     hold: bool,
     seed: u64,
+    /// A `cpu` capacity of 4 and a cost per entry (0 to 4), or no resources.
+    cpu: Option<Vec<u32>>,
 }
 
 fn gen() -> impl Strategy<Value = Gen> {
@@ -31,20 +33,25 @@ fn gen() -> impl Strategy<Value = Gen> {
         0usize..POLICIES.len(),
         any::<bool>(),
         any::<u64>(),
+        prop::option::of(prop::collection::vec(0u32..5, 6)),
     )
-        .prop_map(|(workers, caps, entries, policy, hold, seed)| Gen {
+        .prop_map(|(workers, caps, entries, policy, hold, seed, cpu)| Gen {
             workers,
             caps,
             entries,
             policy,
             hold,
             seed,
+            cpu,
         })
 }
 
 fn yaml(g: &Gen) -> String {
     let mut s =
         format!("name: prop\nseed: {}\nworkers: {}\nlog: {{tick: 500ms}}\ntenants:\n", g.seed, g.workers);
+    if g.cpu.is_some() {
+        s = s.replace("tenants:\n", "resources: {cpu: 4}\ntenants:\n");
+    }
     for (i, c) in g.caps.iter().enumerate() {
         match c {
             Some(c) => s.push_str(&format!("  T{i}: {{cap: {c}}}\n")),
@@ -52,7 +59,8 @@ fn yaml(g: &Gen) -> String {
         }
     }
     s.push_str("classes:\n  c0: {priority: 1}\n  c1: {priority: 3}\n  c2: {priority: 5}\nworkload:\n");
-    for &(t, c, poisson, count, ms, fail) in &g.entries {
+    for (i, &(t, c, poisson, count, ms, fail)) in g.entries.iter().enumerate() {
+        let cost = g.cpu.as_ref().map(|v| format!(", cost: {{cpu: {}}}", v[i])).unwrap_or_default();
         let t = t % g.caps.len();
         let arrivals = if poisson {
             format!("arrivals: {{poisson: 2/s, count: {count}}}")
@@ -65,7 +73,7 @@ fn yaml(g: &Gen) -> String {
             String::new()
         };
         s.push_str(&format!(
-            "  - {{tenant: T{t}, class: c{c}, {arrivals}, service: {{exponential: {}ms}}{failure}}}\n",
+            "  - {{tenant: T{t}, class: c{c}, {arrivals}, service: {{exponential: {}ms}}{failure}{cost}}}\n",
             ms + 1
         ));
     }

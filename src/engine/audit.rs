@@ -41,8 +41,10 @@ pub struct Audit {
     pub violations: Vec<String>,
 }
 
+/// Queued work, below its cap, and not set aside because its next job does
+/// not fit the free resources.
 fn claimable(l: &TenantLoad) -> bool {
-    l.queued > 0 && l.running < l.cap
+    l.queued > 0 && l.running < l.cap && l.parked != Some(Skip::NoFit)
 }
 
 impl Audit {
@@ -115,7 +117,7 @@ impl Audit {
     ) {
         if work_conserving && free_workers > 0 && !blocked_by_fit {
             let idle_with_work = match spare {
-                Spare::Lend => loads.iter().position(|l| l.queued > 0),
+                Spare::Lend => loads.iter().position(|l| l.queued > 0 && l.parked != Some(Skip::NoFit)),
                 Spare::Hold => loads.iter().position(claimable),
             };
             if let Some(t) = idle_with_work {

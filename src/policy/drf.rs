@@ -141,10 +141,12 @@ impl Policy for Drf {
 
     fn on_finish(&mut self, job: &Job, _now: Time) {
         let i = job.tenant as usize;
+        // saturating: a composition that forwards a finish this policy did not
+        // start must not wrap the allocation around
         for (h, c) in self.held[i].iter_mut().zip(job.cost) {
-            *h -= c;
+            *h = h.saturating_sub(c);
         }
-        self.running[i] -= 1;
+        self.running[i] = self.running[i].saturating_sub(1);
         if self.listed[i].is_some() {
             self.relist(job.tenant);
         }

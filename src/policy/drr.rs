@@ -305,4 +305,24 @@ mod tests {
         assert_eq!(kit.pick_n(6), "ABCBBC");
         assert_eq!(kit.skips, ["A:at_cap"]);
     }
+
+    #[test]
+    fn a_tenant_parked_in_one_class_is_not_proposed_by_another() {
+        // A (cap 1) has jobs in hi and lo, B in lo; equal class weights.
+        // hi: A's job starts. lo: its oldest job is A's: the gate refuses A
+        // (at its cap), A is parked in every class, and lo offers B's job.
+        // hi now holds only A's parked jobs and leaves the rotation, so B runs
+        // on, and A is never asked again until it is unparked: one at_cap skip.
+        let sc = scenario(
+            "workers: 99\ntenants:\n  A: {cap: 1}\n  B: {}\nclasses:\n  hi: {}\n  lo: {}\nworkload:\n  - {tenant: A, class: hi, count: 3, service: 1s}\n  - {tenant: A, class: lo, count: 3, service: 1s}\n  - {tenant: B, class: lo, count: 3, service: 1s}\npolicies: [{policy: drr, over: class}]\n",
+        );
+        let mut kit = Kit::new(&sc);
+        kit.push_all();
+        let a = kit.pick().expect("A's hi job");
+        assert_eq!(kit.pick_n(9), "BBB");
+        assert_eq!(kit.skips, ["A:at_cap"]);
+        // A's job ends: A is unparked, hi and lo rejoin the rotation and offer A's jobs.
+        kit.finish(a);
+        assert_eq!(kit.pick_n(1), "A");
+    }
 }
