@@ -5,29 +5,134 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::metrics::GroupStats;
 use crate::scenario::{Scenario, TenantId};
-use crate::time::{fmt_secs, Time};
+#[cfg(test)]
+use crate::time::fmt_secs;
+use crate::time::Time;
 
 use super::gate::Skip;
 use super::job::{Job, JobState, JobTable, Outcome, Slot};
 
-type Csv = csv::Writer<BufWriter<File>>;
+/// A CSV file written row by row into one reused buffer: numbers and times
+/// are formatted in place (no `String` per cell), text is quoted only when
+/// it holds a comma, a quote or a line break (RFC 4180, as the `csv` crate
+/// writes it).
+struct Csv {
+    w: BufWriter<File>,
+    row: Vec<u8>,
+    fields: u32,
+}
 
 fn open_csv(dir: &Path, name: &str, header: &[&str]) -> Result<Csv> {
     let path = dir.join(name);
     let file = File::create(&path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
-    let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 16, file));
-    w.write_record(header).map_err(csv_err)?;
+    let mut w = Csv { w: BufWriter::with_capacity(1 << 16, file), row: Vec::with_capacity(256), fields: 0 };
+    for h in header {
+        w.text(h);
+    }
+    w.end()?;
     Ok(w)
 }
 
-fn csv_err(e: csv::Error) -> Error {
-    Error::Other(format!("writing CSV: {e}"))
+fn needs_quotes(b: &[u8]) -> bool {
+    b.iter().any(|&c| matches!(c, b',' | b'"' | b'\r' | b'\n'))
+}
+
+impl Csv {
+    fn sep(&mut self) {
+        if self.fields > 0 {
+            self.row.push(b',');
+        }
+        self.fields += 1;
+    }
+
+    /// A text cell.
+    fn text(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+    }
+
+    fn bytes(&mut self, b: &[u8]) {
+        self.sep();
+        if needs_quotes(b) {
+            self.row.push(b'"');
+            for &c in b {
+                if c == b'"' {
+                    self.row.push(b'"');
+                }
+                self.row.push(c);
+            }
+            self.row.push(b'"');
+        } else {
+            self.row.extend_from_slice(b);
+        }
+    }
+
+    fn empty(&mut self) {
+        self.sep();
+    }
+
+    fn int(&mut self, v: u64) {
+        self.sep();
+        push_u64(&mut self.row, v);
+    }
+
+    fn secs(&mut self, t: Time) {
+        self.sep();
+        push_secs(&mut self.row, t);
+    }
+
+    fn end(&mut self) -> Result<()> {
+        self.row.push(b'\n');
+        self.w.write_all(&self.row).map_err(|e| Error::io("writing CSV", e))?;
+        self.row.clear();
+        self.fields = 0;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
+}
+
+/// Appends the decimal digits of `v`.
+fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+/// Appends `t` as decimal seconds, exactly as [`fmt_secs`] writes it.
+fn push_secs(out: &mut Vec<u8>, t: Time) {
+    push_u64(out, t / 1_000_000);
+    let mut frac = t % 1_000_000;
+    if frac == 0 {
+        return;
+    }
+    let mut digits = 6;
+    while frac.is_multiple_of(10) {
+        frac /= 10;
+        digits -= 1;
+    }
+    out.push(b'.');
+    let mut buf = [b'0'; 6];
+    for k in (0..digits).rev() {
+        buf[k] = b'0' + (frac % 10) as u8;
+        frac /= 10;
+    }
+    out.extend_from_slice(&buf[..digits]);
 }
 
 /// Everything measured in one run of one policy.
@@ -69,7 +174,15 @@ pub struct Recorder {
     window_in: Vec<bool>,
     window_touched: Vec<TenantId>,
     weights: Vec<f64>,
+    /// Weights in fixed point (units of 1/2^32), so that the weight sum of
+    /// the waiting tenants can be kept incrementally and exactly.
+    weights_fx: Vec<u128>,
+    max_weight_fx: u128,
+    waiting_w_fx: u128,
     jobs: Option<Csv>,
+    /// Scratch buffers for the list cells of ticks.csv.
+    cell: Vec<u8>,
+    waiting_sorted: Vec<TenantId>,
     ticks: Option<Csv>,
     series: Option<Csv>,
 }
@@ -122,7 +235,12 @@ impl Recorder {
             window_in: vec![false; n],
             window_touched: Vec::new(),
             weights: sc.tenants.iter().map(|t| t.weight).collect(),
+            weights_fx: sc.tenants.iter().map(|t| weight_fx(t.weight)).collect(),
+            max_weight_fx: sc.tenants.iter().map(|t| weight_fx(t.weight)).max().unwrap_or(0),
+            waiting_w_fx: 0,
             jobs,
+            cell: Vec::new(),
+            waiting_sorted: Vec::new(),
             ticks,
             series,
         })
@@ -161,7 +279,7 @@ impl Recorder {
     /// A job became claimable. `queued` is its tenant's queue length after.
     pub fn on_queued(&mut self, job: &Job, slot: Slot, queued: u64) {
         if queued == 1 {
-            self.waiting.insert(job.tenant);
+            self.set_waiting(job.tenant, true);
         }
         self.window_join(job.tenant);
         if self.logging() {
@@ -186,7 +304,7 @@ impl Recorder {
         self.window_join(job.tenant);
         self.window_dispatch[job.tenant as usize] += 1;
         if queued == 0 {
-            self.waiting.remove(job.tenant);
+            self.set_waiting(job.tenant, false);
         }
         if self.logging() {
             self.chosen.push(job.tenant);
@@ -252,26 +370,30 @@ impl Recorder {
             self.touch(job.tenant);
         }
         if let Some(w) = self.jobs.as_mut() {
-            let (start, finish, wait) = match job.first_start {
+            w.int(job.seq);
+            w.text(&sc.tenants[job.tenant as usize].name);
+            w.text(&sc.classes[job.class as usize].name);
+            w.secs(job.arrival);
+            match job.first_start {
                 Some(s) if outcome != Outcome::Unfinished || job.state == JobState::Running => {
-                    let fin = if outcome == Outcome::Unfinished { String::new() } else { fmt_secs(now) };
-                    (fmt_secs(s), fin, fmt_secs(s - job.arrival))
+                    w.secs(s);
+                    if outcome == Outcome::Unfinished {
+                        w.empty();
+                    } else {
+                        w.secs(now);
+                    }
+                    w.secs(s - job.arrival);
                 }
-                _ => (String::new(), String::new(), String::new()),
-            };
-            w.write_record([
-                job.seq.to_string().as_str(),
-                sc.tenants[job.tenant as usize].name.as_str(),
-                sc.classes[job.class as usize].name.as_str(),
-                fmt_secs(job.arrival).as_str(),
-                start.as_str(),
-                finish.as_str(),
-                wait.as_str(),
-                fmt_secs(job.service).as_str(),
-                job.attempts.to_string().as_str(),
-                outcome.as_str(),
-            ])
-            .map_err(csv_err)?;
+                _ => {
+                    w.empty();
+                    w.empty();
+                    w.empty();
+                }
+            }
+            w.secs(job.service);
+            w.int(job.attempts as u64);
+            w.text(outcome.as_str());
+            w.end()?;
         }
         Ok(())
     }
@@ -288,28 +410,45 @@ impl Recorder {
         let end = self.tick_end();
         self.close_window(loads);
         if let Some(w) = self.ticks.as_mut() {
-            let name = |t: TenantId| sc.tenants[t as usize].name.as_str();
-            let mut waiting_ids = self.waiting.items.clone();
-            waiting_ids.sort_unstable();
-            let waiting =
-                join(waiting_ids.iter().map(|&t| format!("{}:{}", name(t), loads[t as usize].queued)));
-            let chosen = join(self.chosen.iter().map(|&t| name(t).to_string()));
-            let skipped = join(self.skipped.iter().map(|&(t, r)| format!("{}:{}", name(t), r.as_str())));
-            let completed = join(
-                self.seen
-                    .iter()
-                    .map(|&t| format!("{}:{}", name(t), self.stats.tenants[t as usize].completed)),
-            );
-            w.write_record([
-                self.tick_index.to_string(),
-                fmt_secs(end),
-                self.free_at_start.to_string(),
-                waiting,
-                chosen,
-                skipped,
-                completed,
-            ])
-            .map_err(csv_err)?;
+            let name = |t: TenantId| sc.tenants[t as usize].name.as_bytes();
+            let cell = &mut self.cell;
+            w.int(self.tick_index);
+            w.secs(end);
+            w.int(self.free_at_start as u64);
+            self.waiting_sorted.clear();
+            self.waiting_sorted.extend_from_slice(&self.waiting.items);
+            self.waiting_sorted.sort_unstable();
+            cell.clear();
+            for &t in &self.waiting_sorted {
+                list_sep(cell);
+                cell.extend_from_slice(name(t));
+                cell.push(b':');
+                push_u64(cell, loads[t as usize].queued);
+            }
+            w.bytes(cell);
+            cell.clear();
+            for &t in &self.chosen {
+                list_sep(cell);
+                cell.extend_from_slice(name(t));
+            }
+            w.bytes(cell);
+            cell.clear();
+            for &(t, r) in &self.skipped {
+                list_sep(cell);
+                cell.extend_from_slice(name(t));
+                cell.push(b':');
+                cell.extend_from_slice(r.as_str().as_bytes());
+            }
+            w.bytes(cell);
+            cell.clear();
+            for &t in &self.seen {
+                list_sep(cell);
+                cell.extend_from_slice(name(t));
+                cell.push(b':');
+                push_u64(cell, self.stats.tenants[t as usize].completed);
+            }
+            w.bytes(cell);
+            w.end()?;
         }
         if let Some(w) = self.series.as_mut() {
             self.touched.sort_unstable();
@@ -322,17 +461,17 @@ impl Recorder {
                     }
                     q.pop_front();
                 }
-                let age = q.front().map(|&(_, _, ready)| fmt_secs(end - ready)).unwrap_or_default();
                 let l = &loads[t as usize];
-                w.write_record([
-                    fmt_secs(end),
-                    sc.tenants[t as usize].name.clone(),
-                    l.queued.to_string(),
-                    l.running.to_string(),
-                    self.stats.tenants[t as usize].completed.to_string(),
-                    age,
-                ])
-                .map_err(csv_err)?;
+                w.secs(end);
+                w.text(&sc.tenants[t as usize].name);
+                w.int(l.queued);
+                w.int(l.running as u64);
+                w.int(self.stats.tenants[t as usize].completed);
+                match q.front() {
+                    Some(&(_, _, ready)) => w.secs(end - ready),
+                    None => w.empty(),
+                }
+                w.end()?;
             }
             // a tenant stays in the series while it has work
             let mut keep = Vec::new();
@@ -365,23 +504,59 @@ impl Recorder {
     /// entitlement = weighted max-min share (water-filling) of the dispatches
     /// actually made; x = dispatched / entitlement; Jain's index of x.
     /// Windows with fewer than two entitled tenants are not counted.
+    ///
+    /// The window's tenants are those touched in it (`window_touched`) plus
+    /// those waiting now (a tenant waiting at the start that left the queue
+    /// was dispatched, so touched). The cost is O(touched), not O(waiting):
+    /// when no tenant can be capped by its demand (every demand is at least 1
+    /// job, and C * max weight < total weight, so every entitled share is
+    /// below 1 job), water-filling gives shares proportional to weight and
+    /// every untouched waiting tenant has x = 0; only the tenants dispatched
+    /// to enter the sums. Otherwise (few tenants, so also cheap) the full
+    /// water-filling runs.
     fn close_window(&mut self, loads: &[super::gate::TenantLoad]) {
-        if self.window_touched.len() >= 2 {
-            let got: Vec<f64> =
-                self.window_touched.iter().map(|&t| self.window_dispatch[t as usize] as f64).collect();
-            let demand: Vec<f64> = self
-                .window_touched
-                .iter()
-                .zip(&got)
-                .map(|(&t, g)| g + loads[t as usize].queued as f64)
-                .collect();
-            let weights: Vec<f64> = self.window_touched.iter().map(|&t| self.weights[t as usize]).collect();
-            let capacity: f64 = got.iter().sum();
-            let ent = crate::metrics::fairness::water_fill(&demand, &weights, capacity);
-            let x: Vec<f64> = got.iter().zip(&ent).filter(|(_, e)| **e > 1e-9).map(|(g, e)| g / e).collect();
-            if x.len() >= 2 {
-                if let Some(j) = crate::metrics::fairness::jain(&x) {
-                    self.stats.jain_windows.push(j);
+        let capacity: u64 = self.window_touched.iter().map(|&t| self.window_dispatch[t as usize]).sum();
+        // tenants waiting now but not touched: demand = queued >= 1, got 0
+        let mut n = self.waiting.items.len();
+        let mut w_fx = self.waiting_w_fx;
+        for &t in &self.window_touched {
+            if self.waiting.contains(t) {
+                n -= 1;
+                w_fx -= self.weights_fx[t as usize];
+            }
+            if self.window_dispatch[t as usize] + loads[t as usize].queued > 0 {
+                n += 1;
+                w_fx += self.weights_fx[t as usize];
+            }
+        }
+        if n >= 2 && capacity > 0 {
+            if (capacity as u128) * self.max_weight_fx < w_fx {
+                let level = capacity as f64 / (w_fx as f64 / WEIGHT_ONE as f64);
+                let (mut s, mut s2) = (0.0, 0.0);
+                for &t in &self.window_touched {
+                    let got = self.window_dispatch[t as usize];
+                    if got > 0 {
+                        let x = got as f64 / (level * self.weights[t as usize]);
+                        s += x;
+                        s2 += x * x;
+                    }
+                }
+                self.stats.jain_windows.push(s * s / (n as f64 * s2));
+            } else {
+                let mut members = self.window_touched.clone();
+                members.extend(self.waiting.items.iter().copied().filter(|&t| !self.window_in[t as usize]));
+                let got: Vec<f64> =
+                    members.iter().map(|&t| self.window_dispatch[t as usize] as f64).collect();
+                let demand: Vec<f64> =
+                    members.iter().zip(&got).map(|(&t, g)| g + loads[t as usize].queued as f64).collect();
+                let weights: Vec<f64> = members.iter().map(|&t| self.weights[t as usize]).collect();
+                let ent = crate::metrics::fairness::water_fill(&demand, &weights, capacity as f64);
+                let x: Vec<f64> =
+                    got.iter().zip(&ent).filter(|(_, e)| **e > 1e-9).map(|(g, e)| g / e).collect();
+                if x.len() >= 2 {
+                    if let Some(j) = crate::metrics::fairness::jain(&x) {
+                        self.stats.jain_windows.push(j);
+                    }
                 }
             }
         }
@@ -390,10 +565,15 @@ impl Recorder {
             self.window_in[t as usize] = false;
         }
         self.window_touched.clear();
-        // tenants still waiting are backlogged in the next window too
-        for i in 0..self.waiting.items.len() {
-            let t = self.waiting.items[i];
-            self.window_join(t);
+    }
+
+    fn set_waiting(&mut self, t: TenantId, waiting: bool) {
+        if waiting && !self.waiting.contains(t) {
+            self.waiting.insert(t);
+            self.waiting_w_fx += self.weights_fx[t as usize];
+        } else if !waiting && self.waiting.contains(t) {
+            self.waiting.remove(t);
+            self.waiting_w_fx -= self.weights_fx[t as usize];
         }
     }
 
@@ -407,6 +587,13 @@ impl Recorder {
         self.stats.classes.iter_mut().for_each(|g| g.finish());
         Ok(self.stats)
     }
+}
+
+/// Fixed-point unit of a weight.
+const WEIGHT_ONE: u128 = 1 << 32;
+
+fn weight_fx(w: f64) -> u128 {
+    (w * WEIGHT_ONE as f64).round().max(1.0) as u128
 }
 
 /// A set of tenant ids with O(1) insert and remove (unordered).
@@ -425,6 +612,9 @@ impl DenseSet {
             self.items.push(t);
         }
     }
+    fn contains(&self, t: TenantId) -> bool {
+        self.pos[t as usize] != u32::MAX
+    }
     fn remove(&mut self, t: TenantId) {
         let p = self.pos[t as usize];
         if p != u32::MAX {
@@ -437,13 +627,23 @@ impl DenseSet {
     }
 }
 
-fn join(it: impl Iterator<Item = String>) -> String {
-    let mut s = String::new();
-    for (i, x) in it.enumerate() {
-        if i > 0 {
-            s.push(' ');
-        }
-        s.push_str(&x);
+/// Space between the items of a list cell.
+fn list_sep(cell: &mut Vec<u8>) {
+    if !cell.is_empty() {
+        cell.push(b' ');
     }
-    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_secs_writes_what_fmt_secs_writes() {
+        for t in [0, 1, 3, 10, 999_999, 1_000_000, 1_500_000, 2_000_001, 123_456_789, u64::MAX] {
+            let mut b = Vec::new();
+            push_secs(&mut b, t);
+            assert_eq!(String::from_utf8(b).unwrap(), fmt_secs(t), "{t}");
+        }
+    }
 }
