@@ -209,7 +209,7 @@ pub fn parse_time(text: &str, format: TimeFormat) -> std::result::Result<i64, St
         TimeFormat::EpochMicros => parse_scaled(text, 1),
         TimeFormat::Auto => {
             // a date has a `-` after its first character (a bare epoch number may only start with one)
-            if text.len() > 1 && text[1..].contains(['-', ':', 'T']) {
+            if text.bytes().skip(1).any(|c| matches!(c, b'-' | b':' | b'T')) {
                 parse_rfc3339(text)
             } else {
                 parse_scaled(text, SECOND as i64)
@@ -250,5 +250,21 @@ impl<R: IoRead> RowReader for CsvRows<R> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_time_format_tells_dates_from_epoch_numbers() {
+        // 2026-11-28T10:00:00Z = 1795860000 s (date -u -d ... +%s)
+        assert_eq!(parse_time("2026-11-28T10:00:00Z", TimeFormat::Auto), Ok(1_795_860_000_000_000));
+        assert_eq!(parse_time("1795860000.5", TimeFormat::Auto), Ok(1_795_860_000_500_000));
+        assert_eq!(parse_time("-1", TimeFormat::Auto), Ok(-1_000_000));
+        // non-ASCII text is an error, not a panic
+        assert!(parse_time("é2026", TimeFormat::Auto).is_err());
+        assert!(parse_time("", TimeFormat::Auto).is_err());
     }
 }
