@@ -84,6 +84,16 @@ pub struct RunArgs {
     /// Do not draw charts or write report.html.
     #[arg(long)]
     pub no_plots: bool,
+    /// Replay this trace instead of the scenario's workload (CSV or SWF; see
+    /// docs/scenario.md, "Trace replay").
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Format of --trace when its extension does not say: csv or swf.
+    #[arg(long, value_name = "FORMAT", requires = "trace")]
+    pub trace_format: Option<String>,
+    /// Skip and count broken trace rows instead of failing (like `on_error: skip`).
+    #[arg(long)]
+    pub skip_bad_rows: bool,
 }
 
 /// Runs the parsed command.
@@ -153,8 +163,43 @@ fn select_policies(sc: &mut Scenario, names: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// Loads the scenario, replacing its workload with `--trace` when given, and
+/// reads every trace once (declaring its tenants and checking its rows).
+fn load_for_run(args: &RunArgs) -> Result<Scenario> {
+    let mut sc = scenario::load_unscanned(&args.scenario)?;
+    if let Some(path) = &args.trace {
+        let spec =
+            crate::workload::trace::from_cli(&sc, path, args.trace_format.as_deref(), args.skip_bad_rows)?;
+        sc.workload.clear();
+        sc.traces = vec![spec];
+    } else if args.skip_bad_rows {
+        sc.traces.iter_mut().for_each(|t| t.skip_bad_rows = true);
+    }
+    crate::workload::trace::prepare(&mut sc)?;
+    Ok(sc)
+}
+
+/// One line per trace: rows replayed and rows skipped.
+pub fn trace_report(sc: &Scenario) -> String {
+    let mut s = String::new();
+    for t in &sc.traces {
+        s.push_str(&format!("trace {}: {} rows replayed", t.path.display(), t.scan.rows));
+        if t.scan.bad_rows > 0 {
+            s.push_str(&format!(", {} broken rows skipped", t.scan.bad_rows));
+        }
+        if t.scan.missing_rows > 0 {
+            s.push_str(&format!(", {} rows without run time or processors skipped", t.scan.missing_rows));
+        }
+        s.push('\n');
+    }
+    s
+}
+
 fn cmd_run(args: RunArgs) -> Result<()> {
-    let mut sc = scenario::load(&args.scenario)?;
+    let mut sc = load_for_run(&args)?;
+    if !args.quiet || sc.traces.iter().any(|t| t.scan.bad_rows > 0) {
+        eprint!("{}", trace_report(&sc));
+    }
     if let Some(seed) = args.seed {
         sc.seed = seed;
     }
@@ -321,8 +366,11 @@ fn cmd_validate(path: &std::path::Path) -> Result<()> {
         "  tenants: {}, classes: {}, workload entries: {}",
         sc.tenants.len(),
         sc.classes.len(),
-        sc.workload.len()
+        sc.workload.len() + sc.traces.len()
     );
+    for line in trace_report(&sc).lines() {
+        println!("  {line}");
+    }
     let labels: Vec<String> = sc.policies.iter().map(|p| format!("{} ({})", p.label, p.kind)).collect();
     println!("  policies: {}", labels.join(", "));
     Ok(())

@@ -56,7 +56,11 @@ pub fn simulate(
         engine = engine.with_progress(p);
     }
     let mut stream = ArrivalStream::new(sc);
-    engine.run(&mut stream)
+    let stats = engine.run(&mut stream)?;
+    match stream.take_error() {
+        Some(e) => Err(e),
+        None => Ok(stats),
+    }
 }
 
 /// Runs every policy of `sc` and writes the results folder; returns the

@@ -130,12 +130,19 @@ impl<'s> Engine<'s> {
         let mut next = source.next_arrival();
         let mut events: u64 = 0;
         loop {
-            let t_done = self.running.peek().map(|Reverse((t, _, _))| *t);
-            let t_arr = next.as_ref().map(|a| a.time);
-            let t_wake = if self.queued_total > 0 { self.policy.next_wakeup() } else { None };
-            let Some(t) = [t_done, t_arr, t_wake].into_iter().flatten().min() else {
-                break;
+            // plain u64 minimum (Time::MAX = none): `[..].into_iter().flatten().min()`
+            // compiled to a store-forwarding stall that took ~10% of the run
+            let t_done = self.running.peek().map_or(Time::MAX, |Reverse((t, _, _))| *t);
+            let t_arr = next.as_ref().map_or(Time::MAX, |a| a.time);
+            let t_wake = if self.queued_total > 0 {
+                self.policy.next_wakeup().unwrap_or(Time::MAX)
+            } else {
+                Time::MAX
             };
+            let t = t_done.min(t_arr).min(t_wake);
+            if t == Time::MAX && self.running.is_empty() && next.is_none() {
+                break;
+            }
             debug_assert!(t >= self.now, "time went backwards");
             // ticks that ended strictly before this instant
             while self.rec.tick_end() < t {

@@ -6,30 +6,135 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::metrics::fairness::ServiceWindows;
 use crate::metrics::{slowdown, GroupStats};
 use crate::scenario::{Scenario, TenantId};
-use crate::time::{fmt_secs, Time};
+#[cfg(test)]
+use crate::time::fmt_secs;
+use crate::time::Time;
 
 use super::gate::Skip;
 use super::job::{Job, JobState, JobTable, Outcome, Slot};
 
-type Csv = csv::Writer<BufWriter<File>>;
+/// A CSV file written row by row into one reused buffer: numbers and times
+/// are formatted in place (no `String` per cell), text is quoted only when
+/// it holds a comma, a quote or a line break (RFC 4180, as the `csv` crate
+/// writes it).
+struct Csv {
+    w: BufWriter<File>,
+    row: Vec<u8>,
+    fields: u32,
+}
 
 fn open_csv(dir: &Path, name: &str, header: &[&str]) -> Result<Csv> {
     let path = dir.join(name);
     let file = File::create(&path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
-    let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 16, file));
-    w.write_record(header).map_err(csv_err)?;
+    let mut w = Csv { w: BufWriter::with_capacity(1 << 16, file), row: Vec::with_capacity(256), fields: 0 };
+    for h in header {
+        w.text(h);
+    }
+    w.end()?;
     Ok(w)
 }
 
-fn csv_err(e: csv::Error) -> Error {
-    Error::Other(format!("writing CSV: {e}"))
+fn needs_quotes(b: &[u8]) -> bool {
+    b.iter().any(|&c| matches!(c, b',' | b'"' | b'\r' | b'\n'))
+}
+
+impl Csv {
+    fn sep(&mut self) {
+        if self.fields > 0 {
+            self.row.push(b',');
+        }
+        self.fields += 1;
+    }
+
+    /// A text cell.
+    fn text(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+    }
+
+    fn bytes(&mut self, b: &[u8]) {
+        self.sep();
+        if needs_quotes(b) {
+            self.row.push(b'"');
+            for &c in b {
+                if c == b'"' {
+                    self.row.push(b'"');
+                }
+                self.row.push(c);
+            }
+            self.row.push(b'"');
+        } else {
+            self.row.extend_from_slice(b);
+        }
+    }
+
+    fn empty(&mut self) {
+        self.sep();
+    }
+
+    fn int(&mut self, v: u64) {
+        self.sep();
+        push_u64(&mut self.row, v);
+    }
+
+    fn secs(&mut self, t: Time) {
+        self.sep();
+        push_secs(&mut self.row, t);
+    }
+
+    fn end(&mut self) -> Result<()> {
+        self.row.push(b'\n');
+        self.w.write_all(&self.row).map_err(|e| Error::io("writing CSV", e))?;
+        self.row.clear();
+        self.fields = 0;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
+}
+
+/// Appends the decimal digits of `v`.
+fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+/// Appends `t` as decimal seconds, exactly as [`fmt_secs`] writes it.
+fn push_secs(out: &mut Vec<u8>, t: Time) {
+    push_u64(out, t / 1_000_000);
+    let mut frac = t % 1_000_000;
+    if frac == 0 {
+        return;
+    }
+    let mut digits = 6;
+    while frac.is_multiple_of(10) {
+        frac /= 10;
+        digits -= 1;
+    }
+    out.push(b'.');
+    let mut buf = [b'0'; 6];
+    for k in (0..digits).rev() {
+        buf[k] = b'0' + (frac % 10) as u8;
+        frac /= 10;
+    }
+    out.extend_from_slice(&buf[..digits]);
 }
 
 /// Everything measured in one run of one policy.
@@ -76,6 +181,9 @@ pub struct Recorder {
     class_seen: Vec<bool>,
     class_oldest: Vec<VecDeque<(u64, Slot, Time)>>,
     jobs: Option<Csv>,
+    /// Scratch buffers for the list cells of ticks.csv.
+    cell: Vec<u8>,
+    waiting_sorted: Vec<TenantId>,
     ticks: Option<Csv>,
     series: Option<Csv>,
     class_series: Option<Csv>,
@@ -151,6 +259,8 @@ impl Recorder {
             class_seen: vec![false; sc.classes.len()],
             class_oldest: if logging { vec![VecDeque::new(); sc.classes.len()] } else { Vec::new() },
             jobs,
+            cell: Vec::new(),
+            waiting_sorted: Vec::new(),
             ticks,
             series,
             class_series,
@@ -192,7 +302,7 @@ impl Recorder {
     /// A job became claimable. `queued` is its tenant's queue length after.
     pub fn on_queued(&mut self, job: &Job, slot: Slot, queued: u64) {
         if queued == 1 {
-            self.waiting.insert(job.tenant);
+            self.set_waiting(job.tenant, true);
         }
         self.fair_tenants.on_queued(job.tenant as usize, job.service, job.ready);
         self.fair_classes.on_queued(job.class as usize, job.service, job.ready);
@@ -222,7 +332,7 @@ impl Recorder {
         self.class_queued[job.class as usize] -= 1;
         self.class_running[job.class as usize] += 1;
         if queued == 0 {
-            self.waiting.remove(job.tenant);
+            self.set_waiting(job.tenant, false);
         }
         if self.logging() {
             self.chosen.push(job.tenant);
@@ -316,26 +426,30 @@ impl Recorder {
             self.touch(job.tenant);
         }
         if let Some(w) = self.jobs.as_mut() {
-            let (start, finish, wait) = match job.first_start {
+            w.int(job.seq);
+            w.text(&sc.tenants[job.tenant as usize].name);
+            w.text(&sc.classes[job.class as usize].name);
+            w.secs(job.arrival);
+            match job.first_start {
                 Some(s) if outcome != Outcome::Unfinished || job.state == JobState::Running => {
-                    let fin = if outcome == Outcome::Unfinished { String::new() } else { fmt_secs(now) };
-                    (fmt_secs(s), fin, fmt_secs(s - job.arrival))
+                    w.secs(s);
+                    if outcome == Outcome::Unfinished {
+                        w.empty();
+                    } else {
+                        w.secs(now);
+                    }
+                    w.secs(s - job.arrival);
                 }
-                _ => (String::new(), String::new(), String::new()),
-            };
-            w.write_record([
-                job.seq.to_string().as_str(),
-                sc.tenants[job.tenant as usize].name.as_str(),
-                sc.classes[job.class as usize].name.as_str(),
-                fmt_secs(job.arrival).as_str(),
-                start.as_str(),
-                finish.as_str(),
-                wait.as_str(),
-                fmt_secs(job.service).as_str(),
-                job.attempts.to_string().as_str(),
-                outcome.as_str(),
-            ])
-            .map_err(csv_err)?;
+                _ => {
+                    w.empty();
+                    w.empty();
+                    w.empty();
+                }
+            }
+            w.secs(job.service);
+            w.int(job.attempts as u64);
+            w.text(outcome.as_str());
+            w.end()?;
         }
         Ok(())
     }
@@ -352,28 +466,45 @@ impl Recorder {
         let end = self.tick_end();
         self.close_window(end)?;
         if let Some(w) = self.ticks.as_mut() {
-            let name = |t: TenantId| sc.tenants[t as usize].name.as_str();
-            let mut waiting_ids = self.waiting.items.clone();
-            waiting_ids.sort_unstable();
-            let waiting =
-                join(waiting_ids.iter().map(|&t| format!("{}:{}", name(t), loads[t as usize].queued)));
-            let chosen = join(self.chosen.iter().map(|&t| name(t).to_string()));
-            let skipped = join(self.skipped.iter().map(|&(t, r)| format!("{}:{}", name(t), r.as_str())));
-            let completed = join(
-                self.seen
-                    .iter()
-                    .map(|&t| format!("{}:{}", name(t), self.stats.tenants[t as usize].completed)),
-            );
-            w.write_record([
-                self.tick_index.to_string(),
-                fmt_secs(end),
-                self.free_at_start.to_string(),
-                waiting,
-                chosen,
-                skipped,
-                completed,
-            ])
-            .map_err(csv_err)?;
+            let name = |t: TenantId| sc.tenants[t as usize].name.as_bytes();
+            let cell = &mut self.cell;
+            w.int(self.tick_index);
+            w.secs(end);
+            w.int(self.free_at_start as u64);
+            self.waiting_sorted.clear();
+            self.waiting_sorted.extend_from_slice(&self.waiting.items);
+            self.waiting_sorted.sort_unstable();
+            cell.clear();
+            for &t in &self.waiting_sorted {
+                list_sep(cell);
+                cell.extend_from_slice(name(t));
+                cell.push(b':');
+                push_u64(cell, loads[t as usize].queued);
+            }
+            w.bytes(cell);
+            cell.clear();
+            for &t in &self.chosen {
+                list_sep(cell);
+                cell.extend_from_slice(name(t));
+            }
+            w.bytes(cell);
+            cell.clear();
+            for &(t, r) in &self.skipped {
+                list_sep(cell);
+                cell.extend_from_slice(name(t));
+                cell.push(b':');
+                cell.extend_from_slice(r.as_str().as_bytes());
+            }
+            w.bytes(cell);
+            cell.clear();
+            for &t in &self.seen {
+                list_sep(cell);
+                cell.extend_from_slice(name(t));
+                cell.push(b':');
+                push_u64(cell, self.stats.tenants[t as usize].completed);
+            }
+            w.bytes(cell);
+            w.end()?;
         }
         if let Some(w) = self.class_series.as_mut() {
             for c in 0..self.class_seen.len() {
@@ -381,15 +512,16 @@ impl Recorder {
                     continue;
                 }
                 let age = oldest_claimable(&mut self.class_oldest[c], jobs, end);
-                w.write_record([
-                    fmt_secs(end),
-                    sc.classes[c].name.clone(),
-                    self.class_queued[c].to_string(),
-                    self.class_running[c].to_string(),
-                    self.stats.classes[c].completed.to_string(),
-                    age,
-                ])
-                .map_err(csv_err)?;
+                w.secs(end);
+                w.text(&sc.classes[c].name);
+                w.int(self.class_queued[c]);
+                w.int(self.class_running[c] as u64);
+                w.int(self.stats.classes[c].completed);
+                match age {
+                    Some(a) => w.secs(a),
+                    None => w.empty(),
+                }
+                w.end()?;
             }
         }
         if let Some(w) = self.series.as_mut() {
@@ -397,15 +529,16 @@ impl Recorder {
             for &t in &self.touched {
                 let age = oldest_claimable(&mut self.oldest[t as usize], jobs, end);
                 let l = &loads[t as usize];
-                w.write_record([
-                    fmt_secs(end),
-                    sc.tenants[t as usize].name.clone(),
-                    l.queued.to_string(),
-                    l.running.to_string(),
-                    self.stats.tenants[t as usize].completed.to_string(),
-                    age,
-                ])
-                .map_err(csv_err)?;
+                w.secs(end);
+                w.text(&sc.tenants[t as usize].name);
+                w.int(l.queued);
+                w.int(l.running as u64);
+                w.int(self.stats.tenants[t as usize].completed);
+                match age {
+                    Some(a) => w.secs(a),
+                    None => w.empty(),
+                }
+                w.end()?;
             }
             // a tenant stays in the series while it has work
             let mut keep = Vec::new();
@@ -437,10 +570,23 @@ impl Recorder {
             self.stats.jain_windows.push(j);
         }
         if let Some(f) = self.fairness.as_mut() {
-            let jain = w.jain.map(|j| format!("{j:.6}")).unwrap_or_default();
-            f.write_record([fmt_secs(end), jain, w.backlogged.to_string()]).map_err(csv_err)?;
+            f.secs(end);
+            match w.jain {
+                Some(j) => f.text(&format!("{j:.6}")),
+                None => f.empty(),
+            }
+            f.int(w.backlogged as u64);
+            f.end()?;
         }
         Ok(())
+    }
+
+    fn set_waiting(&mut self, t: TenantId, waiting: bool) {
+        if waiting {
+            self.waiting.insert(t);
+        } else {
+            self.waiting.remove(t);
+        }
     }
 
     /// Flushes the logs and sorts the statistics.
@@ -486,8 +632,8 @@ impl Recorder {
 
 /// Age at `end` of the oldest job still claimable in `q` (a queue in
 /// claimable order whose started or re-queued entries are dropped lazily
-/// here), or an empty cell when none is.
-fn oldest_claimable(q: &mut VecDeque<(u64, Slot, Time)>, jobs: &JobTable, end: Time) -> String {
+/// here), or `None` when none is.
+fn oldest_claimable(q: &mut VecDeque<(u64, Slot, Time)>, jobs: &JobTable, end: Time) -> Option<Time> {
     while let Some(&(seq, slot, ready)) = q.front() {
         let j = jobs.get(slot);
         if j.seq == seq && j.state == JobState::Queued && j.ready == ready {
@@ -495,7 +641,7 @@ fn oldest_claimable(q: &mut VecDeque<(u64, Slot, Time)>, jobs: &JobTable, end: T
         }
         q.pop_front();
     }
-    q.front().map(|&(_, _, ready)| fmt_secs(end - ready)).unwrap_or_default()
+    q.front().map(|&(_, _, ready)| end - ready)
 }
 
 /// A set of tenant ids with O(1) insert and remove (unordered).
@@ -526,13 +672,23 @@ impl DenseSet {
     }
 }
 
-fn join(it: impl Iterator<Item = String>) -> String {
-    let mut s = String::new();
-    for (i, x) in it.enumerate() {
-        if i > 0 {
-            s.push(' ');
-        }
-        s.push_str(&x);
+/// Space between the items of a list cell.
+fn list_sep(cell: &mut Vec<u8>) {
+    if !cell.is_empty() {
+        cell.push(b' ');
     }
-    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_secs_writes_what_fmt_secs_writes() {
+        for t in [0, 1, 3, 10, 999_999, 1_000_000, 1_500_000, 2_000_001, 123_456_789, u64::MAX] {
+            let mut b = Vec::new();
+            push_secs(&mut b, t);
+            assert_eq!(String::from_utf8(b).unwrap(), fmt_secs(t), "{t}");
+        }
+    }
 }

@@ -37,6 +37,27 @@ pub fn load(path: &Path) -> Result<Scenario> {
 /// Validates scenario text; `path` is used for messages, the default name
 /// (file stem) and [`Scenario::source`].
 pub fn load_str(text: &str, path: &Path) -> Result<Scenario> {
+    let mut sc = load_str_unscanned(text, path)?;
+    crate::workload::trace::prepare(&mut sc)?;
+    Ok(sc)
+}
+
+/// Reads and validates a scenario file without reading its traces (for
+/// `--trace FILE`, which replaces them). Call
+/// [`crate::workload::trace::prepare`] before simulating.
+pub fn load_unscanned(path: &Path) -> Result<Scenario> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::input(
+            path,
+            0,
+            0,
+            format!("cannot read scenario file `{}`: {e}; check the path", path.display()),
+        )
+    })?;
+    load_str_unscanned(&text, path)
+}
+
+fn load_str_unscanned(text: &str, path: &Path) -> Result<Scenario> {
     let empty = || {
         Error::input(
             path,
@@ -210,6 +231,7 @@ impl<'a> Builder<'a> {
 
         self.build_classes(raw.classes.as_ref())?;
 
+        let mut traces = Vec::new();
         let workload = match &raw.workload {
             None => {
                 return Err(self.err_line(
@@ -227,7 +249,10 @@ impl<'a> Builder<'a> {
             Some(w) => {
                 let mut out = Vec::with_capacity(w.value.len());
                 for e in &w.value {
-                    out.push(self.build_entry(e)?);
+                    match &e.value.trace {
+                        Some(t) => traces.push(self.build_trace(e, t)?),
+                        None => out.push(self.build_entry(e)?),
+                    }
                 }
                 out
             }
@@ -245,7 +270,159 @@ impl<'a> Builder<'a> {
             tenants: self.tenants,
             classes: self.classes,
             workload,
+            traces,
             policies,
+        })
+    }
+
+    /// A `- trace: {...}` entry (see docs/scenario.md, "Trace replay").
+    fn build_trace(&self, e: &Spanned<RawEntry>, t: &Spanned<RawTrace>) -> Result<TraceSpec> {
+        let r = &e.value;
+        let others = [
+            ("tenant", r.tenant.is_some()),
+            ("tenants", r.tenants.is_some()),
+            ("class", r.class.is_some()),
+            ("count", r.count.is_some()),
+            ("at", r.at.is_some()),
+            ("arrivals", r.arrivals.is_some()),
+            ("service", r.service.is_some()),
+            ("deadline", r.deadline.is_some()),
+            ("cost", r.cost.is_some()),
+            ("failure", r.failure.is_some()),
+        ];
+        if let Some((k, _)) = others.iter().find(|(_, set)| *set) {
+            return Err(self.err_at(
+                e,
+                format!("a `trace` entry takes no `{k}`: the trace gives every job's tenant, class and service; put trace options inside `trace: {{...}}`"),
+            ));
+        }
+        let t = &t.value;
+        if t.path.value.trim().is_empty() {
+            return Err(
+                self.err_at(&t.path, "`trace.path` is empty; give the trace file, relative to this scenario")
+            );
+        }
+        let rel = Path::new(&t.path.value);
+        let path = match self.path.parent() {
+            Some(dir) if rel.is_relative() => dir.join(rel),
+            _ => rel.to_path_buf(),
+        };
+        let ext = rel.extension().and_then(|x| x.to_str()).map(|x| x.to_ascii_lowercase());
+        let format = match (&t.format, ext.as_deref()) {
+            (Some(f), _) => f.value.to_ascii_lowercase(),
+            (None, Some(x)) => x.to_string(),
+            (None, None) => String::new(),
+        };
+        let word = |s: &Option<Spanned<String>>| s.as_ref().map(|v| v.value.clone());
+        let time_format = match t.time_format.as_ref().map(|f| (f, f.value.as_str())) {
+            None | Some((_, "auto")) => TimeFormat::Auto,
+            Some((_, "rfc3339")) => TimeFormat::Rfc3339,
+            Some((_, "epoch_s")) => TimeFormat::EpochSeconds,
+            Some((_, "epoch_ms")) => TimeFormat::EpochMillis,
+            Some((_, "epoch_us")) => TimeFormat::EpochMicros,
+            Some((f, other)) => {
+                return Err(self.err_at(
+                    f,
+                    format!(
+                    "`time_format: {other}` is not known; use auto, rfc3339, epoch_s, epoch_ms or epoch_us"
+                ),
+                ))
+            }
+        };
+        let skip_bad_rows = match t.on_error.as_ref().map(|f| (f, f.value.as_str())) {
+            None | Some((_, "error")) => false,
+            Some((_, "skip")) => true,
+            Some((f, other)) => {
+                return Err(self.err_at(f, format!("`on_error: {other}` is not known; use error or skip")))
+            }
+        };
+        let fmt = match format.as_str() {
+            "csv" => {
+                let mut cols = crate::workload::trace::csv::default_columns();
+                if let Some(u) = &t.service_unit {
+                    cols.service_unit = match u.value.as_str() {
+                        "us" => 1,
+                        "ms" => 1000,
+                        "s" => SECOND,
+                        other => {
+                            return Err(self
+                                .err_at(u, format!("`service_unit: {other}` is not known; use us, ms or s")))
+                        }
+                    };
+                }
+                if let Some(c) = &t.columns {
+                    let c = &c.value;
+                    if let Some(a) = &c.arrival {
+                        cols.arrival = a.value.clone();
+                    }
+                    if let Some(a) = &c.tenant {
+                        cols.tenant = a.value.clone();
+                    }
+                    cols.class = word(&c.class);
+                    cols.service = word(&c.service);
+                    cols.started = word(&c.started);
+                    cols.finished = word(&c.finished);
+                    cols.priority = word(&c.priority);
+                    cols.deadline = word(&c.deadline);
+                    if let Some(cost) = &c.cost {
+                        for (rname, col) in &cost.value.0 {
+                            let Some(i) = self.resources.iter().position(|(n, _)| n == rname) else {
+                                return Err(self.err_at(
+                                    col,
+                                    format!("`columns.cost` names resource `{rname}`, which is not declared under `resources:`"),
+                                ));
+                            };
+                            cols.cost.push((i, col.value.clone()));
+                        }
+                    }
+                }
+                TraceFormat::Csv(Box::new(cols))
+            }
+            "swf" => {
+                if t.columns.is_some() || t.service_unit.is_some() || t.time_format.is_some() {
+                    return Err(self.err_at(
+                        e,
+                        "an SWF trace has fixed fields; remove `columns`, `service_unit` and `time_format`",
+                    ));
+                }
+                let slots = match &t.slots {
+                    Some(s) if s.value == "none" => None,
+                    Some(s) => match self.resources.iter().position(|(n, _)| *n == s.value) {
+                        Some(i) => Some(i),
+                        None => {
+                            return Err(self.err_at(
+                                s,
+                                format!("`slots: {}` is not a resource declared under `resources:`; declare it (e.g. `resources: {{{}: 64}}`) or write `slots: none`", s.value, s.value),
+                            ))
+                        }
+                    },
+                    None => self.resources.iter().position(|(n, _)| n == "procs" || n == "slots"),
+                };
+                TraceFormat::Swf { slots }
+            }
+            other => {
+                let at = t.format.as_ref().map(pos).unwrap_or_else(|| pos(&t.path));
+                return Err(self.err_line(
+                    at.0,
+                    at.1,
+                    format!(
+                        "cannot tell the trace format{}; add `format: csv` or `format: swf`",
+                        if other.is_empty() { String::new() } else { format!(" from `{other}`") }
+                    ),
+                ));
+            }
+        };
+        if t.slots.is_some() && matches!(fmt, TraceFormat::Csv(_)) {
+            return Err(self.err_at(e, "`slots` is for SWF traces; for CSV map resource columns with `columns: {cost: {procs: COLUMN}}`"));
+        }
+        Ok(TraceSpec {
+            line: pos(e).0,
+            path,
+            format: fmt,
+            time_format,
+            keep_time: t.keep_time.as_ref().is_some_and(|k| k.value),
+            skip_bad_rows,
+            scan: TraceScan::default(),
         })
     }
 

@@ -10,5 +10,5 @@ pub mod raw;
 #[cfg(test)]
 mod tests;
 
-pub use load::{load, load_str, MAX_SPREAD};
+pub use load::{load, load_str, load_unscanned, MAX_SPREAD};
 pub use model::*;

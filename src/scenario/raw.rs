@@ -199,6 +199,42 @@ pub struct RawEntry {
     pub deadline: Option<Spanned<Dur>>,
     pub cost: Option<Spanned<NamedMap<Spanned<u64>>>>,
     pub failure: Option<Spanned<RawFailure>>,
+    /// Trace replay: `- trace: {path, format, columns, ...}` (alone in its entry).
+    pub trace: Option<Spanned<RawTrace>>,
+}
+
+/// `trace:` map of a workload entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTrace {
+    pub path: Spanned<String>,
+    /// `csv` or `swf`; default from the file extension.
+    pub format: Option<Spanned<String>>,
+    pub columns: Option<Spanned<RawColumns>>,
+    /// `auto`, `rfc3339`, `epoch_s`, `epoch_ms`, `epoch_us`.
+    pub time_format: Option<Spanned<String>>,
+    /// `us`, `ms`, `s`: unit of the `service` column.
+    pub service_unit: Option<Spanned<String>>,
+    pub keep_time: Option<Spanned<bool>>,
+    /// `error` (default) or `skip`.
+    pub on_error: Option<Spanned<String>>,
+    /// SWF: resource receiving the processor count, or `none`.
+    pub slots: Option<Spanned<String>>,
+}
+
+/// `columns:` of a CSV trace: header names.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawColumns {
+    pub arrival: Option<Spanned<String>>,
+    pub tenant: Option<Spanned<String>>,
+    pub class: Option<Spanned<String>>,
+    pub service: Option<Spanned<String>>,
+    pub started: Option<Spanned<String>>,
+    pub finished: Option<Spanned<String>>,
+    pub priority: Option<Spanned<String>>,
+    pub deadline: Option<Spanned<String>>,
+    pub cost: Option<Spanned<NamedMap<Spanned<String>>>>,
 }
 
 /// `tenants: {count: N, prefix: t}`.

@@ -7,6 +7,7 @@
 pub mod generator;
 pub mod rng;
 pub mod stream;
+pub mod trace;
 
 pub use generator::Arrival;
 pub use stream::ArrivalStream;

@@ -4,9 +4,11 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::error::Error;
 use crate::scenario::Scenario;
 
 use super::generator::{Arrival, EntryGenerator};
+use super::trace::TraceSource;
 
 /// Source of arrivals for one simulation run.
 pub trait Source {
@@ -14,32 +16,65 @@ pub trait Source {
     fn next_arrival(&mut self) -> Option<Arrival>;
 }
 
-/// The k-way merge of every entry's generator. Memory: one pending arrival per entry.
+/// The k-way merge of every entry's generator and every trace (traces
+/// after the generators at equal times). Memory: one pending arrival per entry.
 pub struct ArrivalStream {
     gens: Vec<EntryGenerator>,
+    traces: Vec<TraceSource>,
     pending: Vec<Option<Arrival>>,
     heap: BinaryHeap<Reverse<(u64, usize)>>,
+    error: Option<Error>,
 }
 
 impl ArrivalStream {
     /// A fresh stream for `scenario` (identical each time it is called).
+    /// A trace that cannot be re-opened stops the stream; see [`Self::take_error`].
     pub fn new(scenario: &Scenario) -> Self {
-        let mut gens: Vec<EntryGenerator> = scenario
+        let gens: Vec<EntryGenerator> = scenario
             .workload
             .iter()
             .enumerate()
             .map(|(i, e)| EntryGenerator::new(e, scenario.seed, i))
             .collect();
-        let mut pending = Vec::with_capacity(gens.len());
-        let mut heap = BinaryHeap::with_capacity(gens.len());
-        for (i, g) in gens.iter_mut().enumerate() {
-            let a = g.next();
-            if let Some(a) = &a {
-                heap.push(Reverse((a.time, i)));
+        let mut error = None;
+        let mut traces = Vec::new();
+        for t in &scenario.traces {
+            match TraceSource::open(t, scenario) {
+                Ok(s) => traces.push(s),
+                Err(e) => {
+                    error.get_or_insert(e);
+                }
             }
-            pending.push(a);
         }
-        ArrivalStream { gens, pending, heap }
+        let n = gens.len() + traces.len();
+        let mut s = ArrivalStream {
+            gens,
+            traces,
+            pending: Vec::with_capacity(n),
+            heap: BinaryHeap::with_capacity(n),
+            error,
+        };
+        for i in 0..n {
+            let a = s.pull(i);
+            if let Some(a) = &a {
+                s.heap.push(Reverse((a.time, i)));
+            }
+            s.pending.push(a);
+        }
+        s
+    }
+
+    fn pull(&mut self, i: usize) -> Option<Arrival> {
+        match self.gens.get_mut(i) {
+            Some(g) => g.next(),
+            None => self.traces[i - self.gens.len()].next_arrival(),
+        }
+    }
+
+    /// The error that cut a trace short (it could not be re-opened or read
+    /// again); the run that used this stream must be discarded.
+    pub fn take_error(&mut self) -> Option<Error> {
+        self.error.take().or_else(|| self.traces.iter_mut().find_map(|t| t.take_error()))
     }
 }
 
@@ -47,7 +82,7 @@ impl Source for ArrivalStream {
     fn next_arrival(&mut self) -> Option<Arrival> {
         let Reverse((_, i)) = self.heap.pop()?;
         let out = self.pending[i].take();
-        let next = self.gens[i].next();
+        let next = self.pull(i);
         if let Some(a) = &next {
             self.heap.push(Reverse((a.time, i)));
         }

@@ -1,0 +1,309 @@
+//! fairsim's benchmark harness: `cargo run --release --bin fairsim-bench`.
+//!
+//! Runs the scenarios of `scenarios/bench/` and prints, for each figure of
+//! the performance targets, the wall time and the CPU time of this process
+//! (the machine is shared, so CPU time is the steadier figure):
+//!
+//! - `throughput`: jobs/s of every policy listed in `tenants-10k.yaml`
+//!   (10,000 tenants, 64 workers, summary logs only); add `drr`, `wfq` there;
+//! - `full`: a 1,000,000-job run with every CSV written, end to end (a child
+//!   `fairsim run` process, start-up and writing included);
+//! - `scaling`: CPU per job with 100 and with 100,000 tenants backlogged all
+//!   run long (`active-100.yaml`, `active-100k.yaml`), and their ratio;
+//! - `memory`: peak resident memory of a 10,000,000-job summary-only run
+//!   (`summary-10m.yaml`, in a child process, from its `VmHWM`);
+//! - `peer`: `peer-simpy.yaml` beside the SimPy model of
+//!   `../shared/peers/simpy_fairsim.py` (same workload, same moment), the
+//!   ratio, and the mean wait against Erlang C (0.36959 s for M/M/16 at 0.9).
+//!
+//! Usage: `fairsim-bench [SECTION...] [--python PATH] [--peers DIR]`; no
+//! section means all of them (`peer` only when the Python is found).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use fairsim::run::{self, Logs, RunOptions};
+use fairsim::scenario;
+
+/// CPU time of the calling thread, in seconds (Linux `schedstat`; 0 elsewhere).
+fn cpu_secs() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
+        .map(|ns| ns / 1e9)
+        .unwrap_or(0.0)
+}
+
+/// Peak resident set size of this process in MB (`VmHWM`).
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
+        })
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(0.0)
+}
+
+fn bench_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join("bench")
+}
+
+fn load(name: &str) -> scenario::Scenario {
+    let path = bench_dir().join(name);
+    scenario::load(&path).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2)
+    })
+}
+
+/// Simulates every policy of `name` without logs; returns (label, jobs, wall s, cpu s, mean wait s).
+fn simulate_all(name: &str) -> Vec<(String, u64, f64, f64, f64)> {
+    let sc = load(name);
+    let mut out = Vec::new();
+    for spec in &sc.policies {
+        let (t0, c0) = (Instant::now(), cpu_secs());
+        let stats = run::simulate(&sc, spec, None, None, false).unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(1)
+        });
+        let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu_secs() - c0);
+        let wait = stats.all.wait_mean().unwrap_or(0.0) / 1e6;
+        out.push((spec.label.clone(), stats.all.jobs, wall, cpu, wait));
+    }
+    out
+}
+
+fn throughput() {
+    println!("## throughput: tenants-10k.yaml (10,000 tenants, 64 workers, logs off)");
+    println!("| policy | jobs | wall s | jobs/s (wall) | cpu s | jobs/s (cpu) |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (label, jobs, wall, cpu, _) in simulate_all("tenants-10k.yaml") {
+        println!(
+            "| {label} | {jobs} | {wall:.2} | {:.0} | {cpu:.2} | {:.0} |",
+            jobs as f64 / wall,
+            jobs as f64 / cpu
+        );
+    }
+    println!();
+}
+
+fn fairsim_exe() -> PathBuf {
+    let me = std::env::current_exe().unwrap_or_default();
+    me.with_file_name(format!("fairsim{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// Runs `fairsim-bench --child ...` and returns its last stdout line.
+fn child(args: &[&str]) -> (f64, String) {
+    let me = std::env::current_exe().unwrap_or_default();
+    let t0 = Instant::now();
+    let out = Command::new(me).arg("--child").args(args).output().unwrap_or_else(|e| {
+        eprintln!("cannot run child: {e}");
+        std::process::exit(1)
+    });
+    let wall = t0.elapsed().as_secs_f64();
+    if !out.status.success() {
+        eprintln!("child failed: {}", String::from_utf8_lossy(&out.stderr));
+        std::process::exit(1);
+    }
+    (wall, String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or("").to_string())
+}
+
+fn full() {
+    println!("## end to end: full-csv-1m.yaml (1,000,000 jobs, every CSV written)");
+    let dir = std::env::temp_dir().join(format!("fairsim-bench-{}", std::process::id()));
+    let exe = fairsim_exe();
+    let t0 = Instant::now();
+    let status = Command::new(&exe)
+        .arg("run")
+        .arg(bench_dir().join("full-csv-1m.yaml"))
+        .arg("--out")
+        .arg(&dir)
+        .arg("--quiet")
+        .status();
+    let wall = t0.elapsed().as_secs_f64();
+    match status {
+        Ok(s) if s.success() => {}
+        other => {
+            eprintln!("{} failed: {other:?} (build it with cargo build --release)", exe.display());
+            std::process::exit(1)
+        }
+    }
+    let bytes: u64 = std::fs::read_dir(dir.join("fifo"))
+        .map(|d| d.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum())
+        .unwrap_or(0);
+    let _ = std::fs::remove_dir_all(&dir);
+    // the same run in-process, for its CPU time
+    let (c_wall, line) = child(&["full", "full-csv-1m.yaml"]);
+    println!("`fairsim run` process: {wall:.2} s wall, {:.0} MB of CSV", bytes as f64 / 1e6);
+    println!("in-process run_all (child, {c_wall:.2} s wall): {line}");
+    println!();
+}
+
+fn scaling() {
+    println!("## scaling: CPU per job with 100 vs 100,000 backlogged tenants (64 workers, logs off)");
+    println!("| policy | 100 tenants ns/job | 100,000 tenants ns/job | ratio |");
+    println!("|---|---:|---:|---:|");
+    let small = simulate_all("active-100.yaml");
+    let large = simulate_all("active-100k.yaml");
+    for (a, b) in small.iter().zip(&large) {
+        let (na, nb) = (a.3 * 1e9 / a.1 as f64, b.3 * 1e9 / b.1 as f64);
+        println!("| {} | {na:.0} | {nb:.0} | {:.2}x |", a.0, nb / na);
+    }
+    println!();
+}
+
+fn memory() {
+    println!("## memory: summary-10m.yaml (10,000,000 jobs, summary logs only)");
+    let (wall, line) = child(&["peak", "summary-10m.yaml"]);
+    println!("child process ({wall:.1} s wall): {line}");
+    println!("what grows with jobs: the exact wait buffers, one u64 per started job in each of its");
+    println!("groups (all, its tenant, its class) = 24 bytes per job, 240 MB for 10M jobs (Vec growth");
+    println!("may hold up to 2x that while it grows); everything else follows the live jobs and tenants.");
+    println!();
+}
+
+fn peer(python: &Path, peers: &Path) {
+    println!(
+        "## peer: peer-simpy.yaml vs SimPy ({}), 1,000,000 jobs, 10 tenants, 16 workers, load 0.9",
+        peers.display()
+    );
+    let ours = simulate_all("peer-simpy.yaml");
+    println!("| model | policy | jobs | wall s | jobs/s | mean wait s | vs Erlang C 0.36959 |");
+    println!("|---|---|---:|---:|---:|---:|---:|");
+    let mut rates = Vec::new();
+    for (label, jobs, wall, _, wait) in &ours {
+        let r = *jobs as f64 / wall;
+        rates.push(r);
+        println!(
+            "| fairsim | {label} | {jobs} | {wall:.2} | {r:.0} | {wait:.5} | {:+.2}% |",
+            (wait / 0.36959 - 1.0) * 100.0
+        );
+    }
+    for (i, policy) in ["fifo", "rr"].iter().enumerate() {
+        let out = Command::new(python)
+            .current_dir(peers)
+            .args([
+                "simpy_fairsim.py",
+                "--jobs",
+                "1000000",
+                "--tenants",
+                "10",
+                "--workers",
+                "16",
+                "--seed",
+                "1",
+            ])
+            .args(["--policy", policy])
+            .output();
+        let text = match out {
+            Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).to_string(),
+            Ok(o) => {
+                println!("SimPy {policy} failed: {}", String::from_utf8_lossy(&o.stderr));
+                continue;
+            }
+            Err(e) => {
+                println!("cannot run {}: {e}", python.display());
+                continue;
+            }
+        };
+        // "sim time ...   wall 6.543 s   152,800 jobs/s"
+        let wall = text
+            .lines()
+            .find(|l| l.contains("wall"))
+            .and_then(|l| l.split("wall").nth(1))
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|v| v.parse::<f64>().ok());
+        match wall {
+            Some(w) => {
+                let r = 1e6 / w;
+                println!(
+                    "| SimPy | {policy} | 1000000 | {w:.2} | {r:.0} | see below | |   fairsim/SimPy = {:.1}x",
+                    rates.get(i).copied().unwrap_or(0.0) / r
+                );
+            }
+            None => println!("SimPy {policy}: could not read its wall time from:\n{text}"),
+        }
+        if let Some(l) = text.lines().find(|l| l.starts_with("mean wait")) {
+            println!("    SimPy {policy} waits: {}", l.trim());
+        }
+    }
+    println!();
+}
+
+/// Child modes: `--child full NAME` (run_all with every CSV into a temp
+/// folder) and `--child peak NAME` (run_all, summary only); both print
+/// wall, CPU and peak RSS.
+fn child_main(mode: &str, name: &str) {
+    let sc = load(name);
+    let dir = std::env::temp_dir().join(format!("fairsim-bench-child-{}", std::process::id()));
+    let logs = if mode == "full" { Logs::Full } else { Logs::Summary };
+    let opts = RunOptions { out: Some(dir.clone()), logs, audit: false, no_plots: true };
+    let (t0, c0) = (Instant::now(), cpu_secs());
+    let (runs, _) = run::run_all(&sc, &opts, &|_, _, _| {}).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(1)
+    });
+    let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu_secs() - c0);
+    let _ = std::fs::remove_dir_all(&dir);
+    let jobs = runs.first().map(|r| r.stats.all.jobs).unwrap_or(0);
+    println!("{jobs} jobs: {wall:.2} s wall, {cpu:.2} s cpu, peak RSS {:.0} MB", peak_rss_mb());
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--child") {
+        child_main(
+            args.get(1).map(String::as_str).unwrap_or(""),
+            args.get(2).map(String::as_str).unwrap_or(""),
+        );
+        return;
+    }
+    let mut python = PathBuf::from("/work/peer-venv/bin/python");
+    let mut peers = PathBuf::from("../shared/peers");
+    let mut sections = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--python" => python = it.next().map(PathBuf::from).unwrap_or(python),
+            "--peers" => peers = it.next().map(PathBuf::from).unwrap_or(peers),
+            s @ ("throughput" | "full" | "scaling" | "memory" | "peer") => sections.push(s.to_string()),
+            other => {
+                eprintln!("unknown argument `{other}`; sections: throughput full scaling memory peer; options: --python PATH --peers DIR");
+                std::process::exit(2)
+            }
+        }
+    }
+    let all = sections.is_empty();
+    let on = |s: &str| all || sections.iter().any(|x| x == s);
+    println!(
+        "fairsim-bench ({} cores visible)\n",
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    );
+    if on("throughput") {
+        throughput();
+    }
+    if on("full") {
+        full();
+    }
+    if on("scaling") {
+        scaling();
+    }
+    if on("memory") {
+        memory();
+    }
+    if on("peer") {
+        if python.exists() && peers.join("simpy_fairsim.py").exists() {
+            peer(&python, &peers);
+        } else {
+            println!(
+                "## peer: skipped ({} or {}/simpy_fairsim.py not found; see docs/performance.md)",
+                python.display(),
+                peers.display()
+            );
+        }
+    }
+}

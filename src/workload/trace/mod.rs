@@ -1,0 +1,389 @@
+//! Trace replay: CSV job-table exports and SWF logs as a stream of arrivals.
+//!
+//! # Two passes, both streaming
+//! Tenants and classes met in a trace are not known before it is read, and
+//! the engine sizes its per-tenant state from [`Scenario::tenants`]. Rather
+//! than make every per-tenant vector grow on demand, [`prepare`] (called by
+//! the scenario loader) makes one cheap first pass: it parses and checks
+//! every row, declares the tenants and classes it meets (in order of first
+//! appearance, weight 1, no cap, unless the scenario declares them), and
+//! records the first arrival and the row counts in [`TraceScan`]. Memory is
+//! O(distinct names). So a broken row is reported before anything runs or
+//! any output folder is touched.
+//!
+//! Each policy run then re-opens the file and streams it again through
+//! [`TraceSource`]: one row in memory at a time, names resolved through a
+//! map built from the scenario. Memory never grows with the trace length.
+//!
+//! # Rows
+//! Rows must be in non-decreasing arrival order (export with
+//! `ORDER BY created_at`); a row earlier than the one before it is a broken
+//! row. A broken row is an input error naming the file, the line and the
+//! column (the 1-based field position), unless the entry says
+//! `on_error: skip` (or `--skip-bad-rows`), in which case it is skipped and
+//! counted. Arrivals are shifted so the first one is at 0 unless `keep_time`.
+
+pub mod csv;
+pub mod rfc3339;
+pub mod swf;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::scenario::{
+    ClassId, ClassSpec, Res, Scenario, TenantId, TenantSpec, TimeFormat, TraceFormat, TraceScan, TraceSpec,
+    MAX_RESOURCES,
+};
+use crate::time::Time;
+
+use super::Arrival;
+
+/// One parsed row, before shifting and name resolution. Reused between rows.
+#[derive(Debug, Clone, Default)]
+pub struct Row {
+    /// 1-based line in the trace file.
+    pub line: u64,
+    /// Arrival, microseconds in the trace's own clock (epoch or log start).
+    pub time: i64,
+    pub tenant: String,
+    /// Class name; empty for the `default` class.
+    pub class: String,
+    /// Priority of an auto-declared class (lower runs first).
+    pub priority: Option<i32>,
+    pub service: Time,
+    /// Absolute deadline in the trace's clock.
+    pub deadline: Option<i64>,
+    pub cost: Res,
+    /// Column (1-based field) of the arrival and of each cost dimension, for messages.
+    pub arrival_col: usize,
+    pub cost_cols: [usize; MAX_RESOURCES],
+}
+
+/// A row-level problem: where, and what.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowError {
+    pub line: u64,
+    pub column: usize,
+    pub message: String,
+}
+
+/// What a reader produced.
+pub enum Read {
+    /// `row` holds the next row.
+    Row,
+    /// A row with missing data that the format says to skip (SWF run time -1).
+    Missing,
+    /// A broken row.
+    Bad(RowError),
+}
+
+/// A format's row reader.
+pub trait RowReader {
+    /// Reads the next row into `row`; `Ok(None)` at the end of the file.
+    fn next_row(&mut self, row: &mut Row) -> Result<Option<Read>>;
+}
+
+/// Opens the row reader for `spec`.
+fn open_rows(spec: &TraceSpec, sc: &Scenario) -> Result<Box<dyn RowReader>> {
+    let file = std::fs::File::open(&spec.path).map_err(|e| {
+        Error::input(
+            &spec.path,
+            0,
+            0,
+            format!(
+                "cannot read trace `{}`: {e}; check the path (relative to the scenario file)",
+                spec.path.display()
+            ),
+        )
+    })?;
+    let reader = std::io::BufReader::with_capacity(1 << 16, file);
+    Ok(match &spec.format {
+        TraceFormat::Csv(cols) => {
+            Box::new(csv::CsvRows::new(&spec.path, reader, cols, spec.time_format, sc.resources.len())?)
+        }
+        TraceFormat::Swf { slots } => Box::new(swf::SwfRows::new(&spec.path, reader, *slots)),
+    })
+}
+
+/// Checks a parsed row against the previous one and the scenario; returns
+/// its arrival and deadline in simulation time.
+fn check_row(
+    row: &Row,
+    last: Option<(i64, u64)>,
+    origin: i64,
+    keep_time: bool,
+    capacity: &Res,
+) -> Result<(Time, Option<Time>), RowError> {
+    let bad = |column: usize, message: String| RowError { line: row.line, column, message };
+    if let Some((t, line)) = last {
+        if row.time < t {
+            return Err(bad(
+                row.arrival_col,
+                format!(
+                    "this arrival is earlier than the one on line {line}; a trace must be in arrival order (export with ORDER BY the arrival column)"
+                ),
+            ));
+        }
+    }
+    for (d, &amount) in row.cost.iter().enumerate() {
+        if amount > capacity[d] {
+            return Err(bad(
+                row.cost_cols[d],
+                format!(
+                    "this job needs {amount} of resource {} but the capacity is {}, so it could never run; raise the capacity in `resources:`",
+                    d + 1,
+                    capacity[d]
+                ),
+            ));
+        }
+    }
+    let base = if keep_time { 0 } else { origin };
+    let arrival = row.time - base;
+    if arrival < 0 {
+        return Err(bad(
+            row.arrival_col,
+            "this arrival is before 1970-01-01 (time 0); drop `keep_time: true` to shift the trace to start at 0".into(),
+        ));
+    }
+    let deadline = row.deadline.map(|d| (d - base).max(0) as Time);
+    Ok((arrival as Time, deadline))
+}
+
+fn capacity(sc: &Scenario) -> Res {
+    let mut cap = [u64::MAX; MAX_RESOURCES];
+    for (i, (_, c)) in sc.resources.iter().enumerate() {
+        cap[i] = *c;
+    }
+    cap
+}
+
+fn row_error(path: &Path, e: RowError) -> Error {
+    Error::input(
+        path,
+        e.line as usize,
+        e.column,
+        format!(
+            "{}; or skip broken rows with `on_error: skip` in the trace entry (--skip-bad-rows)",
+            e.message
+        ),
+    )
+}
+
+/// The class name a row maps to: the queue, `p<N>` for a priority alone,
+/// `<queue>/p<N>` for both (a class has one priority).
+fn class_name(row: &Row) -> String {
+    match (row.class.is_empty(), row.priority) {
+        (true, None) => String::new(),
+        (false, None) => row.class.clone(),
+        (true, Some(p)) => format!("p{p}"),
+        (false, Some(p)) => format!("{}/p{p}", row.class),
+    }
+}
+
+/// First pass over every trace of `sc`: checks every row, declares the
+/// tenants and classes met, and fills each [`TraceSpec::scan`].
+pub fn prepare(sc: &mut Scenario) -> Result<()> {
+    let mut tenant_ids: HashMap<String, TenantId> =
+        sc.tenants.iter().enumerate().map(|(i, t)| (t.name.clone(), i as TenantId)).collect();
+    let mut class_ids: HashMap<String, ClassId> =
+        sc.classes.iter().enumerate().map(|(i, c)| (c.name.clone(), i as ClassId)).collect();
+    let cap = capacity(sc);
+    for i in 0..sc.traces.len() {
+        let spec = sc.traces[i].clone();
+        let mut rows = open_rows(&spec, sc)?;
+        let mut row = Row::default();
+        let mut scan = TraceScan::default();
+        let mut last: Option<(i64, u64)> = None;
+        while let Some(r) = rows.next_row(&mut row)? {
+            match r {
+                Read::Missing => {
+                    scan.missing_rows += 1;
+                    continue;
+                }
+                Read::Bad(e) if spec.skip_bad_rows => {
+                    let _ = e;
+                    scan.bad_rows += 1;
+                    continue;
+                }
+                Read::Bad(e) => return Err(row_error(&spec.path, e)),
+                Read::Row => {}
+            }
+            let origin = last.map(|_| scan.origin).unwrap_or(row.time);
+            if let Err(e) = check_row(&row, last, origin, spec.keep_time, &cap) {
+                if spec.skip_bad_rows {
+                    scan.bad_rows += 1;
+                    continue;
+                }
+                return Err(row_error(&spec.path, e));
+            }
+            if last.is_none() {
+                scan.origin = row.time;
+            }
+            last = Some((row.time, row.line));
+            scan.rows += 1;
+            if !tenant_ids.contains_key(row.tenant.as_str()) {
+                if sc.tenants.len() >= u32::MAX as usize {
+                    return Err(Error::input(&spec.path, row.line as usize, 0, "too many tenants"));
+                }
+                tenant_ids.insert(row.tenant.clone(), sc.tenants.len() as TenantId);
+                sc.tenants.push(TenantSpec { name: row.tenant.clone(), weight: 1.0, cap: None });
+            }
+            let cname = class_name(&row);
+            if !cname.is_empty() && !class_ids.contains_key(&cname) {
+                if sc.classes.len() >= ClassId::MAX as usize {
+                    return Err(Error::input(&spec.path, row.line as usize, 0, "too many classes"));
+                }
+                class_ids.insert(cname.clone(), sc.classes.len() as ClassId);
+                sc.classes.push(ClassSpec {
+                    name: cname,
+                    priority: row.priority.unwrap_or(5),
+                    weight: 1.0,
+                    sla: None,
+                });
+            }
+        }
+        sc.traces[i].scan = scan;
+    }
+    Ok(())
+}
+
+/// The default-column trace for `fairsim run --trace FILE`: the format from
+/// `format` (`csv`, `swf`) or the file extension; options and the CSV column
+/// mapping from the scenario's first trace entry of the same format, if any.
+pub fn from_cli(sc: &Scenario, path: &Path, format: Option<&str>, skip_bad_rows: bool) -> Result<TraceSpec> {
+    let ext = path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
+    let fmt = match format.map(str::to_ascii_lowercase).or(ext) {
+        Some(f) if f == "csv" => "csv",
+        Some(f) if f == "swf" => "swf",
+        other => {
+            return Err(Error::Usage(format!(
+                "--trace {}: cannot tell the format from {}; add --trace-format csv or --trace-format swf",
+                path.display(),
+                other.map(|o| format!("`{o}`")).unwrap_or_else(|| "a file without extension".into())
+            )))
+        }
+    };
+    let template = sc.traces.iter().find(|t| matches!(t.format, TraceFormat::Csv(_)) == (fmt == "csv"));
+    let mut spec = match template {
+        Some(t) => t.clone(),
+        None => TraceSpec {
+            line: 0,
+            path: PathBuf::new(),
+            format: if fmt == "csv" {
+                TraceFormat::Csv(Box::new(csv::default_columns()))
+            } else {
+                TraceFormat::Swf { slots: swf::default_slots(sc) }
+            },
+            time_format: TimeFormat::Auto,
+            keep_time: false,
+            skip_bad_rows: false,
+            scan: TraceScan::default(),
+        },
+    };
+    spec.path = path.to_path_buf();
+    spec.skip_bad_rows |= skip_bad_rows;
+    spec.scan = TraceScan::default();
+    Ok(spec)
+}
+
+/// Replays one prepared trace as arrivals, streaming.
+pub struct TraceSource {
+    path: PathBuf,
+    rows: Box<dyn RowReader>,
+    row: Row,
+    origin: i64,
+    keep_time: bool,
+    skip_bad_rows: bool,
+    capacity: Res,
+    last: Option<(i64, u64)>,
+    tenant_ids: HashMap<String, TenantId>,
+    class_ids: HashMap<String, ClassId>,
+    error: Option<Error>,
+}
+
+impl TraceSource {
+    /// Re-opens the trace of a prepared `spec` (see [`prepare`]).
+    pub fn open(spec: &TraceSpec, sc: &Scenario) -> Result<Self> {
+        Ok(TraceSource {
+            path: spec.path.clone(),
+            rows: open_rows(spec, sc)?,
+            row: Row::default(),
+            origin: spec.scan.origin,
+            keep_time: spec.keep_time,
+            skip_bad_rows: spec.skip_bad_rows,
+            capacity: capacity(sc),
+            last: None,
+            tenant_ids: sc.tenants.iter().enumerate().map(|(i, t)| (t.name.clone(), i as TenantId)).collect(),
+            class_ids: sc.classes.iter().enumerate().map(|(i, c)| (c.name.clone(), i as ClassId)).collect(),
+            error: None,
+        })
+    }
+
+    /// The error that stopped the replay early, if any (the file changed
+    /// since the first pass, or could not be read).
+    pub fn take_error(&mut self) -> Option<Error> {
+        self.error.take()
+    }
+
+    fn fail(&mut self, e: Error) -> Option<Arrival> {
+        self.error.get_or_insert(e);
+        None
+    }
+
+    /// The next arrival, or `None` at the end (or on an error, kept for [`Self::take_error`]).
+    pub fn next_arrival(&mut self) -> Option<Arrival> {
+        if self.error.is_some() {
+            return None;
+        }
+        loop {
+            let r = match self.rows.next_row(&mut self.row) {
+                Ok(None) => return None,
+                Ok(Some(r)) => r,
+                Err(e) => return self.fail(e),
+            };
+            match r {
+                Read::Missing => continue,
+                Read::Bad(_) if self.skip_bad_rows => continue,
+                Read::Bad(e) => {
+                    let e = row_error(&self.path, e);
+                    return self.fail(e);
+                }
+                Read::Row => {}
+            }
+            let (time, deadline) =
+                match check_row(&self.row, self.last, self.origin, self.keep_time, &self.capacity) {
+                    Ok(x) => x,
+                    Err(_) if self.skip_bad_rows => continue,
+                    Err(e) => {
+                        let e = row_error(&self.path, e);
+                        return self.fail(e);
+                    }
+                };
+            self.last = Some((self.row.time, self.row.line));
+            let row = &self.row;
+            let tenant = self.tenant_ids.get(row.tenant.as_str()).copied();
+            let cname = class_name(row);
+            let class = if cname.is_empty() { Some(0) } else { self.class_ids.get(&cname).copied() };
+            let (Some(tenant), Some(class)) = (tenant, class) else {
+                let e = Error::input(
+                    &self.path,
+                    row.line as usize,
+                    0,
+                    "the trace changed since it was first read (unknown tenant or class); run again",
+                );
+                return self.fail(e);
+            };
+            return Some(Arrival {
+                time,
+                tenant,
+                class,
+                service: row.service,
+                deadline,
+                cost: row.cost,
+                failures: 0,
+                max_attempts: 1,
+            });
+        }
+    }
+}

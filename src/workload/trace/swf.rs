@@ -1,0 +1,141 @@
+//! SWF traces: the Standard Workload Format of the Parallel Workloads
+//! Archive. Lines starting with `;` are header comments; every other
+//! non-blank line is one job of 18 whitespace-separated fields, `-1` for a
+//! missing value. Used here:
+//!
+//! | field | meaning | becomes |
+//! |---|---|---|
+//! | 2 | submit time (s since the log start) | arrival |
+//! | 4 | run time (s) | service |
+//! | 5 | allocated processors | slots (else field 8) |
+//! | 8 | requested processors | slots when field 5 is missing |
+//! | 12 | user id | tenant `u<id>` |
+//! | 15 | queue number | class `q<n>` (missing: `default`) |
+//!
+//! A job whose run time is missing (-1) or whose processor count is missing
+//! or 0 in both fields (cancelled before it ran, in most logs) is skipped and
+//! counted as a missing row, never an error.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::scenario::{Scenario, MAX_RESOURCES};
+use crate::time::SECOND;
+
+use super::rfc3339::parse_scaled;
+use super::{Read, Row, RowError, RowReader};
+
+/// The resource that receives the processor count by default: the one named
+/// `procs`, else `slots`, else none (one worker per job).
+pub fn default_slots(sc: &Scenario) -> Option<usize> {
+    sc.resources.iter().position(|(n, _)| n == "procs" || n == "slots")
+}
+
+/// Streaming reader of an SWF file.
+pub struct SwfRows<R: BufRead> {
+    path: PathBuf,
+    input: R,
+    buf: String,
+    line: u64,
+    slots: Option<usize>,
+}
+
+impl<R: BufRead> SwfRows<R> {
+    pub fn new(path: &Path, input: R, slots: Option<usize>) -> Self {
+        SwfRows { path: path.to_path_buf(), input, buf: String::new(), line: 0, slots }
+    }
+}
+
+/// Parses `self.buf` (one job line) into `row`.
+fn parse_line(
+    text: &str,
+    line: u64,
+    slots: Option<usize>,
+    row: &mut Row,
+) -> std::result::Result<bool, RowError> {
+    let mut fields = [""; 18];
+    let mut n = 0;
+    for f in text.split_whitespace() {
+        if n < 18 {
+            fields[n] = f;
+        }
+        n += 1;
+    }
+    if n != 18 {
+        return Err(RowError {
+            line,
+            column: n.min(18) + 1,
+            message: format!("an SWF job line has 18 fields, this one has {n}"),
+        });
+    }
+    let num = |i: usize| -> std::result::Result<i64, RowError> {
+        parse_scaled(fields[i - 1], SECOND as i64).map_err(|m| RowError {
+            line,
+            column: i,
+            message: format!("field {i}: {m}"),
+        })
+    };
+    let int = |i: usize| -> std::result::Result<i64, RowError> {
+        fields[i - 1].parse::<i64>().map_err(|_| RowError {
+            line,
+            column: i,
+            message: format!("field {i}: `{}` is not a whole number", fields[i - 1]),
+        })
+    };
+    let submit = num(2)?;
+    if submit < 0 {
+        return Err(RowError { line, column: 2, message: "the submit time is missing or negative".into() });
+    }
+    let run = num(4)?;
+    let (alloc, req) = (int(5)?, int(8)?);
+    let procs = if alloc > 0 { alloc } else { req };
+    if run < 0 || procs <= 0 {
+        return Ok(false);
+    }
+    row.line = line;
+    row.time = submit;
+    row.arrival_col = 2;
+    row.service = run as u64;
+    row.tenant.clear();
+    row.tenant.push('u');
+    row.tenant.push_str(fields[11]);
+    let queue = int(15)?;
+    row.class.clear();
+    if queue >= 0 {
+        row.class.push('q');
+        row.class.push_str(fields[14]);
+    }
+    row.priority = None;
+    row.deadline = None;
+    row.cost = [0; MAX_RESOURCES];
+    if let Some(d) = slots {
+        row.cost[d] = procs as u64;
+        row.cost_cols[d] = if alloc > 0 { 5 } else { 8 };
+    }
+    Ok(true)
+}
+
+impl<R: BufRead> RowReader for SwfRows<R> {
+    fn next_row(&mut self, row: &mut Row) -> Result<Option<Read>> {
+        loop {
+            self.buf.clear();
+            let n = self.input.read_line(&mut self.buf).map_err(|e| {
+                Error::input(&self.path, self.line as usize + 1, 0, format!("cannot read the trace: {e}"))
+            })?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.line += 1;
+            let text = self.buf.trim();
+            if text.is_empty() || text.starts_with(';') {
+                continue;
+            }
+            return Ok(Some(match parse_line(text, self.line, self.slots, row) {
+                Ok(true) => Read::Row,
+                Ok(false) => Read::Missing,
+                Err(e) => Read::Bad(e),
+            }));
+        }
+    }
+}
