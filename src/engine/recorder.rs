@@ -603,6 +603,9 @@ impl Recorder {
         {
             w.flush().map_err(|e| Error::io("flushing CSV", e))?;
         }
+        // idle claimants' entitlement is settled lazily (see ServiceWindows)
+        self.fair_tenants.settle();
+        self.fair_classes.settle();
         for (g, (r, e)) in self
             .stats
             .tenants
