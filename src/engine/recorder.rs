@@ -415,7 +415,7 @@ impl Recorder {
                     &mut self.stats.tenants[job.tenant as usize],
                     &mut self.stats.classes[job.class as usize],
                 ] {
-                    g.slowdowns.push(x);
+                    g.slowdowns.push(x as f32);
                 }
             }
         }
