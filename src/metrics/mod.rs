@@ -120,7 +120,7 @@ mod tests {
         assert_eq!(nearest_rank(&v, 10.0), Some(1));
         assert_eq!(nearest_rank(&v, 11.0), Some(2));
         assert_eq!(nearest_rank(&v, 0.0), Some(1));
-        assert_eq!(nearest_rank(&[], 50.0), None);
+        assert_eq!(nearest_rank::<Time>(&[], 50.0), None);
         // 200 values 0..200: p99 -> rank 198 -> value 197.
         let w: Vec<Time> = (0..200).collect();
         assert_eq!(nearest_rank(&w, 99.0), Some(197));
