@@ -2,6 +2,7 @@
 //! an existing folder is either left untouched or replaced whole.
 
 pub mod charts;
+pub(crate) mod csv_rows;
 pub mod report;
 pub mod tables;
 
