@@ -93,11 +93,6 @@ impl Gate<'_> {
         self.skips.push((tenant, reason));
     }
 
-    /// Whether caps are lifted for this dispatch (work-conserving lend mode).
-    pub fn borrowing(&self) -> bool {
-        self.borrow
-    }
-
     /// Free capacity per resource dimension.
     pub fn free(&self) -> &Res {
         &self.free
@@ -114,11 +109,6 @@ impl Gate<'_> {
     /// queue counters and records the end after `pick` returns.
     pub fn expire(&mut self, slot: Slot) {
         self.expired.push(slot);
-    }
-
-    /// Jobs of `tenant` running now.
-    pub fn running(&self, tenant: TenantId) -> u32 {
-        self.tenants[tenant as usize].running
     }
 }
 

@@ -91,13 +91,11 @@ impl Job {
 pub struct JobTable {
     jobs: Vec<Job>,
     free: Vec<Slot>,
-    live: usize,
 }
 
 impl JobTable {
     /// Stores a job and returns its slot.
     pub fn insert(&mut self, job: Job) -> Slot {
-        self.live += 1;
         if let Some(slot) = self.free.pop() {
             self.jobs[slot as usize] = job;
             slot
@@ -111,7 +109,6 @@ impl JobTable {
     pub fn remove(&mut self, slot: Slot) {
         self.jobs[slot as usize].state = JobState::Ended;
         self.free.push(slot);
-        self.live -= 1;
     }
 
     pub fn get(&self, slot: Slot) -> &Job {
@@ -120,15 +117,6 @@ impl JobTable {
 
     pub fn get_mut(&mut self, slot: Slot) -> &mut Job {
         &mut self.jobs[slot as usize]
-    }
-
-    /// Number of live jobs.
-    pub fn len(&self) -> usize {
-        self.live
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.live == 0
     }
 
     /// Slots of every live job (for the end-of-run sweep).

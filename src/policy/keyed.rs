@@ -96,22 +96,12 @@ impl<K: Ord + Copy> KeyedQueue<K> {
         }
     }
 
-    /// The best job of one tenant without removing it.
-    pub fn peek_tenant(&self, tenant: TenantId) -> Option<(K, Slot)> {
-        self.tenants[tenant as usize].jobs.peek().map(|Reverse((k, _, s))| (*k, *s))
-    }
-
     /// Removes and returns the best job of one tenant (for policies that
     /// choose the tenant themselves).
     pub fn pop_tenant(&mut self, tenant: TenantId) -> Option<Slot> {
         let slot = self.tenants[tenant as usize].jobs.pop().map(|Reverse((_, _, s))| s);
         self.relist(tenant);
         slot
-    }
-
-    /// Number of queued jobs of one tenant.
-    pub fn tenant_len(&self, tenant: TenantId) -> usize {
-        self.tenants[tenant as usize].jobs.len()
     }
 
     /// The best job of any unparked tenant, without removing it:

@@ -231,9 +231,6 @@ pub fn validate_params(spec: &PolicySpec) -> Result<(), String> {
         }
     }
     flows::check_values(&spec.params)?;
-    if let Some((k, _)) = spec.params.extra.first() {
-        return Err(format!("policy `{}` does not take `{k}`", spec.kind));
-    }
     Ok(())
 }
 

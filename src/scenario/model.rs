@@ -257,18 +257,4 @@ pub struct PolicyParams {
     pub late: Option<String>,
     /// hierarchical composition: the tenant-level policy within a class.
     pub then: Option<Box<PolicySpec>>,
-    /// Free-form extra parameters (name, value as text) for policies added later.
-    pub extra: Vec<(String, String)>,
-}
-
-impl Scenario {
-    /// Index of a tenant by name.
-    pub fn tenant_id(&self, name: &str) -> Option<TenantId> {
-        self.tenants.iter().position(|t| t.name == name).map(|i| i as TenantId)
-    }
-
-    /// Index of a class by name.
-    pub fn class_id(&self, name: &str) -> Option<ClassId> {
-        self.classes.iter().position(|c| c.name == name).map(|i| i as ClassId)
-    }
 }
