@@ -111,14 +111,19 @@ fn weight_fixed(w: f64) -> i128 {
 #[derive(Debug, Clone, Default)]
 pub struct ServiceWindows {
     weights: Vec<f64>,
+    /// The weights in fixed point (see [`WEIGHT_SCALE`]), computed once.
+    weights_fixed: Vec<i128>,
     /// Most workers a claimant can hold at once (its cap, or the pool size).
     limit: Vec<u64>,
     running: Vec<u32>,
     queued: Vec<u64>,
-    /// Service of the claimable jobs, microseconds.
-    queued_work: Vec<u128>,
-    /// Worker-microseconds received in the current window up to `since`.
-    acc: Vec<u128>,
+    /// Service of the claimable jobs, microseconds. Added and subtracted with
+    /// wrapping arithmetic, which is exact whenever the true sum fits in 64
+    /// bits (584,000 years of queued work).
+    queued_work: Vec<u64>,
+    /// Worker-microseconds received in the current window up to `since`
+    /// (at most workers x window length; saturates instead of wrapping).
+    acc: Vec<u64>,
     since: Vec<Time>,
     in_window: Vec<bool>,
     backlogged: Vec<bool>,
@@ -141,6 +146,21 @@ pub struct ServiceWindows {
     /// `entitled_total` is complete only after [`ServiceWindows::settle`].
     pub received_total: Vec<f64>,
     pub entitled_total: Vec<f64>,
+    /// Scratch space of [`ServiceWindows::close`], kept to avoid allocating per window.
+    scratch: Scratch,
+}
+
+/// Per-member figures of the window being closed, indexed like `members`.
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    received: Vec<f64>,
+    demand: Vec<f64>,
+    ent: Vec<f64>,
+    /// Members with positive demand and weight, as (demand / weight, index);
+    /// the key is a positive float stored as its bits, which order like it.
+    open: Vec<(u64, u32)>,
+    capped_idle: Vec<(usize, f64)>,
+    keep: Vec<u32>,
 }
 
 impl ServiceWindows {
@@ -148,6 +168,7 @@ impl ServiceWindows {
     pub fn new(weights: Vec<f64>, limit: Vec<u64>) -> Self {
         let n = weights.len();
         ServiceWindows {
+            weights_fixed: weights.iter().map(|&w| weight_fixed(w)).collect(),
             weights,
             limit,
             running: vec![0; n],
@@ -168,6 +189,7 @@ impl ServiceWindows {
             settled_at: vec![0.0; n],
             received_total: vec![0.0; n],
             entitled_total: vec![0.0; n],
+            scratch: Scratch::default(),
         }
     }
 
@@ -187,7 +209,7 @@ impl ServiceWindows {
             let s = d / w;
             self.idle_level[m] = s;
             self.idle.insert((Level(s), m as u32));
-            self.idle_weight += weight_fixed(w);
+            self.idle_weight += self.weights_fixed[m];
         } else {
             self.idle_zero.insert(m as u32);
         }
@@ -200,9 +222,8 @@ impl ServiceWindows {
             return;
         }
         self.idle.remove(&(Level(self.idle_level[m]), m as u32));
-        let w = self.weights[m];
-        self.idle_weight -= weight_fixed(w);
-        self.entitled_total[m] += w * (self.level_sum - self.settled_at[m]);
+        self.idle_weight -= self.weights_fixed[m];
+        self.entitled_total[m] += self.weights[m] * (self.level_sum - self.settled_at[m]);
     }
 
     /// Brings the entitlement of every idle claimant up to date; call before
@@ -240,7 +261,8 @@ impl ServiceWindows {
     }
 
     fn advance(&mut self, m: usize, now: Time) {
-        self.acc[m] += self.running[m] as u128 * (now - self.since[m]) as u128;
+        self.acc[m] =
+            self.acc[m].saturating_add((self.running[m] as u64).saturating_mul(now - self.since[m]));
         self.since[m] = now;
     }
 
@@ -248,7 +270,7 @@ impl ServiceWindows {
     pub fn on_queued(&mut self, m: usize, service: Time, now: Time) {
         self.join(m, now);
         self.queued[m] += 1;
-        self.queued_work[m] += service as u128;
+        self.queued_work[m] = self.queued_work[m].wrapping_add(service);
         self.backlogged[m] = true;
     }
 
@@ -258,7 +280,7 @@ impl ServiceWindows {
         self.advance(m, now);
         self.running[m] += 1;
         self.queued[m] -= 1;
-        self.queued_work[m] -= service as u128;
+        self.queued_work[m] = self.queued_work[m].wrapping_sub(service);
     }
 
     /// A claimable job of `m` left the queue without starting (expired or
@@ -266,7 +288,7 @@ impl ServiceWindows {
     pub fn on_dropped(&mut self, m: usize, service: Time, now: Time) {
         self.join(m, now);
         self.queued[m] = self.queued[m].saturating_sub(1);
-        self.queued_work[m] = self.queued_work[m].saturating_sub(service as u128);
+        self.queued_work[m] = self.queued_work[m].wrapping_sub(service);
     }
 
     /// An attempt of `m` ended at `now`.
@@ -286,47 +308,54 @@ impl ServiceWindows {
         if len != self.idle_len {
             self.relevel(len);
         }
-        let mut received = Vec::with_capacity(self.members.len());
-        let mut demand = Vec::with_capacity(self.members.len());
-        let mut weights = Vec::with_capacity(self.members.len());
+        let mut sc = std::mem::take(&mut self.scratch);
+        sc.received.clear();
+        sc.demand.clear();
+        sc.open.clear();
+        sc.capped_idle.clear();
         let mut backlogged = self.idle.len() + self.idle_zero.len();
         for i in 0..self.members.len() {
             let m = self.members[i] as usize;
             self.advance(m, end);
             let got = self.acc[m] as f64;
             let most = self.limit[m] as f64 * len as f64;
-            received.push(got);
-            demand.push(got.max((got + self.queued_work[m] as f64).min(most)));
-            weights.push(self.weights[m]);
+            let d = got.max((got + self.queued_work[m] as f64).min(most));
+            sc.received.push(got);
+            sc.demand.push(d);
+            let w = self.weights[m];
+            if d > 0.0 && w > 0.0 {
+                sc.open.push(((d / w).to_bits(), i as u32));
+            }
             backlogged += self.backlogged[m] as usize;
         }
-        let capacity: f64 = received.iter().sum();
-        // water-filling as in `water_fill`, with the idle set merged in
-        let mut ent = vec![0.0; demand.len()];
-        let mut open: Vec<usize> =
-            (0..demand.len()).filter(|&i| demand[i] > 0.0 && weights[i] > 0.0).collect();
-        open.sort_by(|&a, &b| (demand[a] / weights[a]).total_cmp(&(demand[b] / weights[b])).then(a.cmp(&b)));
+        let capacity: f64 = sc.received.iter().sum();
+        // water-filling as in `water_fill`, with the idle set merged in;
+        // (key, index) pairs are distinct, so the unstable sort is deterministic
+        sc.open.sort_unstable();
+        sc.ent.clear();
+        sc.ent.resize(sc.demand.len(), 0.0);
+        let weight_of = |i: u32| self.weights[self.members[i as usize] as usize];
         let mut left = capacity.max(0.0);
         let mut wsum: f64 =
-            open.iter().map(|&i| weights[i]).sum::<f64>() + self.idle_weight as f64 / WEIGHT_SCALE;
+            sc.open.iter().map(|&(_, i)| weight_of(i)).sum::<f64>() + self.idle_weight as f64 / WEIGHT_SCALE;
         let mut next_open = 0;
         let mut idle_walk = self.idle.iter().peekable();
-        let mut capped_idle: Vec<(usize, f64)> = Vec::new();
         let mut level = None;
         loop {
-            let member_first = match (open.get(next_open), idle_walk.peek()) {
-                (Some(&i), Some(&&(Level(s), _))) => demand[i] / weights[i] <= s,
+            let member_first = match (sc.open.get(next_open), idle_walk.peek()) {
+                (Some(&(key, _)), Some(&&(Level(s), _))) => f64::from_bits(key) <= s,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 (None, None) => break,
             };
             let at = left / wsum;
             if member_first {
-                let i = open[next_open];
-                if demand[i] <= at * weights[i] {
-                    ent[i] = demand[i];
-                    left -= demand[i];
-                    wsum -= weights[i];
+                let i = sc.open[next_open].1 as usize;
+                let w = weight_of(i as u32);
+                if sc.demand[i] <= at * w {
+                    sc.ent[i] = sc.demand[i];
+                    left -= sc.demand[i];
+                    wsum -= w;
                     next_open += 1;
                 } else {
                     level = Some(at);
@@ -337,7 +366,7 @@ impl ServiceWindows {
                 let d = self.idle_demand(m, len);
                 let w = self.weights[m];
                 if d <= at * w {
-                    capped_idle.push((m, d));
+                    sc.capped_idle.push((m, d));
                     left -= d;
                     wsum -= w;
                     idle_walk.next();
@@ -348,35 +377,35 @@ impl ServiceWindows {
             }
         }
         let lambda = level.unwrap_or(0.0);
-        for &i in &open[next_open..] {
-            ent[i] = lambda * weights[i];
+        for &(_, i) in &sc.open[next_open..] {
+            sc.ent[i as usize] = lambda * weight_of(i);
         }
-        let mut x = Vec::with_capacity(ent.len());
+        let (mut n, mut sx, mut sx2) = (0usize, 0.0f64, 0.0f64);
         for (i, &m) in self.members.iter().enumerate() {
             let m = m as usize;
-            self.received_total[m] += received[i];
-            self.entitled_total[m] += ent[i];
-            if ent[i] > 0.0 {
-                x.push(received[i] / ent[i]);
+            self.received_total[m] += sc.received[i];
+            self.entitled_total[m] += sc.ent[i];
+            if sc.ent[i] > 0.0 {
+                let x = sc.received[i] / sc.ent[i];
+                n += 1;
+                sx += x;
+                sx2 += x * x;
             }
         }
         // idle claimants above the level are entitled to lambda x weight (> 0
         // when lambda is), capped ones to their demand; all received 0
-        let idle_entitled = if lambda > 0.0 { self.idle.len() } else { capped_idle.len() };
+        n += if lambda > 0.0 { self.idle.len() } else { sc.capped_idle.len() };
         let before = self.level_sum;
         self.level_sum += lambda;
-        for (m, d) in capped_idle {
+        for &(m, d) in &sc.capped_idle {
             self.entitled_total[m] += self.weights[m] * (before - self.settled_at[m]) + d;
             self.settled_at[m] = self.level_sum;
         }
-        let n = x.len() + idle_entitled;
-        let sx: f64 = x.iter().sum();
-        let sx2: f64 = x.iter().map(|v| v * v).sum();
         let jain =
             if backlogged >= 2 && n >= 2 && sx2 != 0.0 { Some(sx * sx / (n as f64 * sx2)) } else { None };
         // claimants with work left stay in the next window; those still
         // claimable are backlogged in it; claimable with nothing running: idle
-        let mut keep = Vec::with_capacity(self.members.len());
+        sc.keep.clear();
         let members = std::mem::take(&mut self.members);
         for &m in &members {
             let mu = m as usize;
@@ -387,12 +416,14 @@ impl ServiceWindows {
                 self.in_window[mu] = false;
                 self.enter_idle(mu, len);
             } else if self.queued[mu] > 0 || self.running[mu] > 0 {
-                keep.push(m);
+                sc.keep.push(m);
             } else {
                 self.in_window[mu] = false;
             }
         }
-        self.members = keep;
+        // the old member list becomes the next window's scratch keep list
+        self.members = std::mem::replace(&mut sc.keep, members);
+        self.scratch = sc;
         Window { jain, backlogged }
     }
 }
