@@ -490,22 +490,22 @@ impl Recorder {
             .stats
             .tenants
             .iter_mut()
-            .zip(self.fair_tenants.received_total.iter().zip(&self.fair_tenants.entitled_total))
+            .zip(self.fair_tenants.received_totals().into_iter().zip(self.fair_tenants.entitled_totals()))
         {
-            g.received = *r;
-            g.entitled = *e;
+            g.received = r;
+            g.entitled = e;
         }
         for (g, (r, e)) in self
             .stats
             .classes
             .iter_mut()
-            .zip(self.fair_classes.received_total.iter().zip(&self.fair_classes.entitled_total))
+            .zip(self.fair_classes.received_totals().into_iter().zip(self.fair_classes.entitled_totals()))
         {
-            g.received = *r;
-            g.entitled = *e;
+            g.received = r;
+            g.entitled = e;
         }
-        self.stats.all.received = self.fair_tenants.received_total.iter().sum();
-        self.stats.all.entitled = self.fair_tenants.entitled_total.iter().sum();
+        self.stats.all.received = self.fair_tenants.received_totals().iter().sum();
+        self.stats.all.entitled = self.fair_tenants.entitled_totals().iter().sum();
         self.stats.all.finish();
         self.stats.tenants.iter_mut().for_each(|g| g.finish());
         self.stats.classes.iter_mut().for_each(|g| g.finish());

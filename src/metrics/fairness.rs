@@ -18,6 +18,9 @@
 //! by their demand; backlogged claimants with nothing happening are kept
 //! aggregated (see [`ServiceWindows`]), so nothing scans the population.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use crate::time::Time;
 
 /// Jain's index J = (sum x)^2 / (n * sum x^2) over `x`; 1 when all equal,
@@ -69,25 +72,6 @@ pub struct Window {
     pub backlogged: usize,
 }
 
-/// A saturation level (demand per unit weight) ordered by `total_cmp`, so
-/// idle claimants can sit in an ordered set.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Level(f64);
-
-impl Eq for Level {}
-
-impl PartialOrd for Level {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Level {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
-
 /// Fixed-point scale of the idle weight sum: integer adds and removes keep
 /// it free of drift however many claimants come and go.
 const WEIGHT_SCALE: f64 = (1u64 << 40) as f64;
@@ -96,56 +80,83 @@ fn weight_fixed(w: f64) -> i128 {
     (w * WEIGHT_SCALE).round() as i128
 }
 
+/// Where an idle claimant is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Idle {
+    /// Not idle (a member of the current window, or without work).
+    #[default]
+    No,
+    /// In the idle heap, with positive demand and weight.
+    Ranked,
+    /// Idle with zero demand or weight: backlogged, entitled to nothing.
+    Zero,
+}
+
+/// The state of one claimant, in one place so an event touches one or two
+/// cache lines, not one per field (this matters with 100,000 tenants).
+#[derive(Debug, Clone, Default)]
+struct Claimant {
+    /// Worker-microseconds received in the current window up to `since`
+    /// (at most workers x window length; saturates instead of wrapping).
+    acc: u64,
+    since: Time,
+    /// Service of the claimable jobs, microseconds. Added and subtracted with
+    /// wrapping arithmetic, which is exact whenever the true sum fits in 64
+    /// bits (584,000 years of queued work).
+    queued_work: u64,
+    queued: u64,
+    running: u32,
+    in_window: bool,
+    backlogged: bool,
+    idle: Idle,
+    /// Version of the claimant's entry in the idle heap; older entries are stale.
+    idle_gen: u32,
+    weight: f64,
+    /// Most workers the claimant can hold at once (its cap, or the pool size).
+    limit: u64,
+    /// Demand per unit weight when it became idle (its idle-heap key).
+    idle_level: f64,
+    /// `level_sum` when its idle entitlement was last settled.
+    settled_at: f64,
+    received_total: f64,
+    entitled_total: f64,
+}
+
 /// Running accounting of service received per claimant, closed window by window.
 ///
 /// A backlogged claimant with nothing running and no event in a window is
 /// *idle*: it received 0, and its demand (queued work capped at limit x
 /// window) and weight are what they were when it became idle. Idle claimants
-/// are kept out of the per-window member list, in a set ordered by demand per
-/// unit weight with their weight sum, so closing a window costs
+/// are kept out of the per-window member list, in a min-heap by demand per
+/// unit weight (ties by id) with their weight sum, so closing a window costs
 /// O(a log a + k log n) for a active claimants and k idle ones whose demand is
 /// below the fair level (usually none), not O(backlogged). Their entitlement
 /// per window is `lambda x weight` (lambda = the water level); it is settled
 /// lazily from the running sum of lambda when they leave the idle set or when
 /// the totals are read ([`ServiceWindows::settle`]).
+///
+/// Leaving the idle set is O(1): the heap entry goes stale (its claimant's
+/// `idle_gen` moved on) and is dropped when it reaches the top, or when stale
+/// entries outnumber live ones and the heap is rebuilt (amortised O(1)).
 #[derive(Debug, Clone, Default)]
 pub struct ServiceWindows {
-    weights: Vec<f64>,
+    claimants: Vec<Claimant>,
     /// The weights in fixed point (see [`WEIGHT_SCALE`]), computed once.
     weights_fixed: Vec<i128>,
-    /// Most workers a claimant can hold at once (its cap, or the pool size).
-    limit: Vec<u64>,
-    running: Vec<u32>,
-    queued: Vec<u64>,
-    /// Service of the claimable jobs, microseconds. Added and subtracted with
-    /// wrapping arithmetic, which is exact whenever the true sum fits in 64
-    /// bits (584,000 years of queued work).
-    queued_work: Vec<u64>,
-    /// Worker-microseconds received in the current window up to `since`
-    /// (at most workers x window length; saturates instead of wrapping).
-    acc: Vec<u64>,
-    since: Vec<Time>,
-    in_window: Vec<bool>,
-    backlogged: Vec<bool>,
     members: Vec<u32>,
-    /// Idle claimants with positive demand and weight, by (demand / weight, id).
-    idle: std::collections::BTreeSet<(Level, u32)>,
-    /// Idle claimants with zero demand or weight: backlogged, entitled to nothing.
-    idle_zero: std::collections::BTreeSet<u32>,
-    is_idle: Vec<bool>,
-    idle_level: Vec<f64>,
-    /// Sum of the weights in `idle`, fixed point (see [`WEIGHT_SCALE`]).
+    /// Idle claimants with positive demand and weight, as
+    /// (demand / weight as its bits, id, idle_gen); positive floats order like their bits.
+    idle_heap: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    /// Live (not stale) entries of `idle_heap`.
+    idle_ranked: usize,
+    /// Claimants in [`Idle::Zero`].
+    idle_zero: usize,
+    /// Sum of the weights of the ranked idle claimants, fixed point (see [`WEIGHT_SCALE`]).
     idle_weight: i128,
     /// Window length the idle levels were computed with.
     idle_len: Time,
     /// Sum over closed windows of the water level (entitlement per unit weight).
     level_sum: f64,
-    /// `level_sum` when the idle claimant's entitlement was last settled.
-    settled_at: Vec<f64>,
-    /// Sum over windows of received and entitled service (worker-microseconds);
-    /// `entitled_total` is complete only after [`ServiceWindows::settle`].
-    pub received_total: Vec<f64>,
-    pub entitled_total: Vec<f64>,
     /// Scratch space of [`ServiceWindows::close`], kept to avoid allocating per window.
     scratch: Scratch,
 }
@@ -159,149 +170,187 @@ struct Scratch {
     /// Members with positive demand and weight, as (demand / weight, index);
     /// the key is a positive float stored as its bits, which order like it.
     open: Vec<(u64, u32)>,
+    /// Idle claimants capped at their demand in this window, with it.
     capped_idle: Vec<(usize, f64)>,
+    /// Their idle-heap entries, put back after the walk.
+    lifted: Vec<Reverse<(u64, u32, u32)>>,
     keep: Vec<u32>,
 }
 
 impl ServiceWindows {
     /// Accounting for claimants with these weights and concurrency limits.
     pub fn new(weights: Vec<f64>, limit: Vec<u64>) -> Self {
-        let n = weights.len();
         ServiceWindows {
             weights_fixed: weights.iter().map(|&w| weight_fixed(w)).collect(),
-            weights,
-            limit,
-            running: vec![0; n],
-            queued: vec![0; n],
-            queued_work: vec![0; n],
-            acc: vec![0; n],
-            since: vec![0; n],
-            in_window: vec![false; n],
-            backlogged: vec![false; n],
-            members: Vec::new(),
-            idle: std::collections::BTreeSet::new(),
-            idle_zero: std::collections::BTreeSet::new(),
-            is_idle: vec![false; n],
-            idle_level: vec![0.0; n],
-            idle_weight: 0,
-            idle_len: 0,
-            level_sum: 0.0,
-            settled_at: vec![0.0; n],
-            received_total: vec![0.0; n],
-            entitled_total: vec![0.0; n],
-            scratch: Scratch::default(),
+            claimants: weights
+                .iter()
+                .zip(&limit)
+                .map(|(&weight, &limit)| Claimant { weight, limit, ..Default::default() })
+                .collect(),
+            ..Default::default()
         }
+    }
+
+    /// Service received per claimant over all windows closed so far
+    /// (worker-microseconds).
+    pub fn received_totals(&self) -> Vec<f64> {
+        self.claimants.iter().map(|c| c.received_total).collect()
+    }
+
+    /// Service each claimant was entitled to over all windows closed so far;
+    /// complete only after [`ServiceWindows::settle`].
+    pub fn entitled_totals(&self) -> Vec<f64> {
+        self.claimants.iter().map(|c| c.entitled_total).collect()
     }
 
     /// Demand of an idle claimant (received 0) in a window of `len`; the same
     /// expression as for members in [`ServiceWindows::close`].
-    fn idle_demand(&self, m: usize, len: Time) -> f64 {
-        let most = self.limit[m] as f64 * len as f64;
-        0.0f64.max((0.0 + self.queued_work[m] as f64).min(most))
+    fn idle_demand(c: &Claimant, len: Time) -> f64 {
+        let most = c.limit as f64 * len as f64;
+        0.0f64.max((0.0 + c.queued_work as f64).min(most))
+    }
+
+    fn is_live(&self, m: u32, gen: u32) -> bool {
+        let c = &self.claimants[m as usize];
+        c.idle == Idle::Ranked && c.idle_gen == gen
     }
 
     fn enter_idle(&mut self, m: usize, len: Time) {
-        self.is_idle[m] = true;
-        self.settled_at[m] = self.level_sum;
-        let d = self.idle_demand(m, len);
-        let w = self.weights[m];
-        if d > 0.0 && w > 0.0 {
-            let s = d / w;
-            self.idle_level[m] = s;
-            self.idle.insert((Level(s), m as u32));
+        let level_sum = self.level_sum;
+        let c = &mut self.claimants[m];
+        c.settled_at = level_sum;
+        c.idle_gen = c.idle_gen.wrapping_add(1);
+        let d = Self::idle_demand(c, len);
+        if d > 0.0 && c.weight > 0.0 {
+            let s = d / c.weight;
+            c.idle_level = s;
+            c.idle = Idle::Ranked;
+            self.idle_heap.push(Reverse((s.to_bits(), m as u32, c.idle_gen)));
+            self.idle_ranked += 1;
             self.idle_weight += self.weights_fixed[m];
         } else {
-            self.idle_zero.insert(m as u32);
+            c.idle = Idle::Zero;
+            self.idle_zero += 1;
         }
     }
 
-    /// Removes `m` from the idle set, settling its entitlement so far.
+    /// Takes `m` out of the idle set, settling its entitlement so far.
     fn leave_idle(&mut self, m: usize) {
-        self.is_idle[m] = false;
-        if self.idle_zero.remove(&(m as u32)) {
-            return;
+        let level_sum = self.level_sum;
+        let c = &mut self.claimants[m];
+        match std::mem::take(&mut c.idle) {
+            Idle::No => {}
+            Idle::Zero => self.idle_zero -= 1,
+            Idle::Ranked => {
+                // its heap entry is now stale
+                c.entitled_total += c.weight * (level_sum - c.settled_at);
+                self.idle_ranked -= 1;
+                self.idle_weight -= self.weights_fixed[m];
+                if self.idle_heap.len() > 64 + 2 * self.idle_ranked {
+                    let cl = &self.claimants;
+                    self.idle_heap.retain(|&Reverse((_, m, g))| {
+                        let c = &cl[m as usize];
+                        c.idle == Idle::Ranked && c.idle_gen == g
+                    });
+                }
+            }
         }
-        self.idle.remove(&(Level(self.idle_level[m]), m as u32));
-        self.idle_weight -= self.weights_fixed[m];
-        self.entitled_total[m] += self.weights[m] * (self.level_sum - self.settled_at[m]);
+    }
+
+    /// Drops stale entries from the top of the idle heap.
+    fn clean_idle_top(&mut self) {
+        while let Some(&Reverse((_, m, g))) = self.idle_heap.peek() {
+            if self.is_live(m, g) {
+                break;
+            }
+            self.idle_heap.pop();
+        }
     }
 
     /// Brings the entitlement of every idle claimant up to date; call before
-    /// reading `entitled_total`. O(idle).
+    /// reading the entitled totals. O(idle).
     pub fn settle(&mut self) {
-        for &(_, m) in &self.idle {
-            let m = m as usize;
-            self.entitled_total[m] += self.weights[m] * (self.level_sum - self.settled_at[m]);
-            self.settled_at[m] = self.level_sum;
+        let level_sum = self.level_sum;
+        for &Reverse((_, m, g)) in self.idle_heap.iter() {
+            let c = &mut self.claimants[m as usize];
+            if c.idle == Idle::Ranked && c.idle_gen == g {
+                c.entitled_total += c.weight * (level_sum - c.settled_at);
+                c.settled_at = level_sum;
+            }
         }
     }
 
     /// Recomputes the idle levels for a new window length (demand is capped
-    /// at limit x length). O(idle log idle), only when the length changes.
+    /// at limit x length). O(n), only when the length changes.
     fn relevel(&mut self, len: Time) {
-        let all: Vec<u32> = self.idle.iter().map(|&(_, m)| m).chain(self.idle_zero.iter().copied()).collect();
+        let all: Vec<usize> = (0..self.claimants.len()).filter(|&m| self.claimants[m].idle != Idle::No).collect();
         for &m in &all {
-            self.leave_idle(m as usize);
+            self.leave_idle(m);
         }
+        self.idle_heap.clear();
         self.idle_len = len;
         for &m in &all {
-            self.enter_idle(m as usize, len);
+            self.enter_idle(m, len);
         }
     }
 
     fn join(&mut self, m: usize, now: Time) {
-        if self.is_idle[m] {
+        if self.claimants[m].idle != Idle::No {
             self.leave_idle(m);
         }
-        if !self.in_window[m] {
-            self.in_window[m] = true;
-            self.since[m] = now;
+        let c = &mut self.claimants[m];
+        if !c.in_window {
+            c.in_window = true;
+            c.since = now;
             self.members.push(m as u32);
         }
     }
 
-    fn advance(&mut self, m: usize, now: Time) {
-        self.acc[m] =
-            self.acc[m].saturating_add((self.running[m] as u64).saturating_mul(now - self.since[m]));
-        self.since[m] = now;
+    fn advance(c: &mut Claimant, now: Time) {
+        c.acc = c.acc.saturating_add((c.running as u64).saturating_mul(now - c.since));
+        c.since = now;
     }
 
     /// A job of `m` needing `service` became claimable at `now`.
     pub fn on_queued(&mut self, m: usize, service: Time, now: Time) {
         self.join(m, now);
-        self.queued[m] += 1;
-        self.queued_work[m] = self.queued_work[m].wrapping_add(service);
-        self.backlogged[m] = true;
+        let c = &mut self.claimants[m];
+        c.queued += 1;
+        c.queued_work = c.queued_work.wrapping_add(service);
+        c.backlogged = true;
     }
 
     /// A claimable job of `m` started an attempt at `now`.
     pub fn on_start(&mut self, m: usize, service: Time, now: Time) {
         self.join(m, now);
-        self.advance(m, now);
-        self.running[m] += 1;
-        self.queued[m] -= 1;
-        self.queued_work[m] = self.queued_work[m].wrapping_sub(service);
+        let c = &mut self.claimants[m];
+        Self::advance(c, now);
+        c.running += 1;
+        c.queued -= 1;
+        c.queued_work = c.queued_work.wrapping_sub(service);
     }
 
     /// A claimable job of `m` left the queue without starting (expired or
     /// dropped by admission control at `now`).
     pub fn on_dropped(&mut self, m: usize, service: Time, now: Time) {
         self.join(m, now);
-        self.queued[m] = self.queued[m].saturating_sub(1);
-        self.queued_work[m] = self.queued_work[m].wrapping_sub(service);
+        let c = &mut self.claimants[m];
+        c.queued = c.queued.saturating_sub(1);
+        c.queued_work = c.queued_work.wrapping_sub(service);
     }
 
     /// An attempt of `m` ended at `now`.
     pub fn on_end(&mut self, m: usize, now: Time) {
         self.join(m, now);
-        self.advance(m, now);
-        self.running[m] -= 1;
+        let c = &mut self.claimants[m];
+        Self::advance(c, now);
+        c.running -= 1;
     }
 
     /// Closes the window `[end - len, end)` and opens the next one.
     ///
     /// Water-filling over the members plus the idle set: the members are
-    /// sorted by demand per unit weight and merged with the idle set's
+    /// sorted by demand per unit weight and merged with the idle heap's
     /// ascending order; the walk stops at the first claimant whose demand
     /// exceeds the level, so idle claimants above the level are never visited.
     pub fn close(&mut self, end: Time, len: Time) -> Window {
@@ -313,20 +362,20 @@ impl ServiceWindows {
         sc.demand.clear();
         sc.open.clear();
         sc.capped_idle.clear();
-        let mut backlogged = self.idle.len() + self.idle_zero.len();
-        for i in 0..self.members.len() {
-            let m = self.members[i] as usize;
-            self.advance(m, end);
-            let got = self.acc[m] as f64;
-            let most = self.limit[m] as f64 * len as f64;
-            let d = got.max((got + self.queued_work[m] as f64).min(most));
+        sc.lifted.clear();
+        let mut backlogged = self.idle_ranked + self.idle_zero;
+        for (i, &m) in self.members.iter().enumerate() {
+            let c = &mut self.claimants[m as usize];
+            Self::advance(c, end);
+            let got = c.acc as f64;
+            let most = c.limit as f64 * len as f64;
+            let d = got.max((got + c.queued_work as f64).min(most));
             sc.received.push(got);
             sc.demand.push(d);
-            let w = self.weights[m];
-            if d > 0.0 && w > 0.0 {
-                sc.open.push(((d / w).to_bits(), i as u32));
+            if d > 0.0 && c.weight > 0.0 {
+                sc.open.push(((d / c.weight).to_bits(), i as u32));
             }
-            backlogged += self.backlogged[m] as usize;
+            backlogged += c.backlogged as usize;
         }
         let capacity: f64 = sc.received.iter().sum();
         // water-filling as in `water_fill`, with the idle set merged in;
@@ -334,16 +383,19 @@ impl ServiceWindows {
         sc.open.sort_unstable();
         sc.ent.clear();
         sc.ent.resize(sc.demand.len(), 0.0);
-        let weight_of = |i: u32| self.weights[self.members[i as usize] as usize];
+        let weight_of = |cl: &[Claimant], members: &[u32], i: u32| cl[members[i as usize] as usize].weight;
         let mut left = capacity.max(0.0);
-        let mut wsum: f64 =
-            sc.open.iter().map(|&(_, i)| weight_of(i)).sum::<f64>() + self.idle_weight as f64 / WEIGHT_SCALE;
+        let mut wsum: f64 = sc.open.iter().map(|&(_, i)| weight_of(&self.claimants, &self.members, i)).sum::<f64>()
+            + self.idle_weight as f64 / WEIGHT_SCALE;
         let mut next_open = 0;
-        let mut idle_walk = self.idle.iter().peekable();
         let mut level = None;
         loop {
-            let member_first = match (sc.open.get(next_open), idle_walk.peek()) {
-                (Some(&(key, _)), Some(&&(Level(s), _))) => f64::from_bits(key) <= s,
+            self.clean_idle_top();
+            let idle_top = self.idle_heap.peek().copied();
+            let member_first = match (sc.open.get(next_open), idle_top) {
+                (Some(&(key, _)), Some(Reverse((s, _, _)))) => {
+                    f64::from_bits(key) <= f64::from_bits(s)
+                }
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 (None, None) => break,
@@ -351,7 +403,7 @@ impl ServiceWindows {
             let at = left / wsum;
             if member_first {
                 let i = sc.open[next_open].1 as usize;
-                let w = weight_of(i as u32);
+                let w = weight_of(&self.claimants, &self.members, i as u32);
                 if sc.demand[i] <= at * w {
                     sc.ent[i] = sc.demand[i];
                     left -= sc.demand[i];
@@ -362,29 +414,33 @@ impl ServiceWindows {
                     break;
                 }
             } else {
-                let m = idle_walk.peek().map_or(0, |&&(_, m)| m as usize);
-                let d = self.idle_demand(m, len);
-                let w = self.weights[m];
+                let Some(top @ Reverse((_, m, _))) = idle_top else { break };
+                let c = &self.claimants[m as usize];
+                let d = Self::idle_demand(c, len);
+                let w = c.weight;
                 if d <= at * w {
-                    sc.capped_idle.push((m, d));
+                    // capped at its demand; lifted off the heap to see the next one
+                    sc.capped_idle.push((m as usize, d));
+                    sc.lifted.push(top);
+                    self.idle_heap.pop();
                     left -= d;
                     wsum -= w;
-                    idle_walk.next();
                 } else {
                     level = Some(at);
                     break;
                 }
             }
         }
+        self.idle_heap.extend(sc.lifted.drain(..));
         let lambda = level.unwrap_or(0.0);
         for &(_, i) in &sc.open[next_open..] {
-            sc.ent[i as usize] = lambda * weight_of(i);
+            sc.ent[i as usize] = lambda * weight_of(&self.claimants, &self.members, i);
         }
         let (mut n, mut sx, mut sx2) = (0usize, 0.0f64, 0.0f64);
         for (i, &m) in self.members.iter().enumerate() {
-            let m = m as usize;
-            self.received_total[m] += sc.received[i];
-            self.entitled_total[m] += sc.ent[i];
+            let c = &mut self.claimants[m as usize];
+            c.received_total += sc.received[i];
+            c.entitled_total += sc.ent[i];
             if sc.ent[i] > 0.0 {
                 let x = sc.received[i] / sc.ent[i];
                 n += 1;
@@ -394,12 +450,13 @@ impl ServiceWindows {
         }
         // idle claimants above the level are entitled to lambda x weight (> 0
         // when lambda is), capped ones to their demand; all received 0
-        n += if lambda > 0.0 { self.idle.len() } else { sc.capped_idle.len() };
+        n += if lambda > 0.0 { self.idle_ranked } else { sc.capped_idle.len() };
         let before = self.level_sum;
         self.level_sum += lambda;
         for &(m, d) in &sc.capped_idle {
-            self.entitled_total[m] += self.weights[m] * (before - self.settled_at[m]) + d;
-            self.settled_at[m] = self.level_sum;
+            let c = &mut self.claimants[m];
+            c.entitled_total += c.weight * (before - c.settled_at) + d;
+            c.settled_at = self.level_sum;
         }
         let jain =
             if backlogged >= 2 && n >= 2 && sx2 != 0.0 { Some(sx * sx / (n as f64 * sx2)) } else { None };
@@ -409,16 +466,17 @@ impl ServiceWindows {
         let members = std::mem::take(&mut self.members);
         for &m in &members {
             let mu = m as usize;
-            self.acc[mu] = 0;
-            self.since[mu] = end;
-            self.backlogged[mu] = self.queued[mu] > 0;
-            if self.queued[mu] > 0 && self.running[mu] == 0 {
-                self.in_window[mu] = false;
+            let c = &mut self.claimants[mu];
+            c.acc = 0;
+            c.since = end;
+            c.backlogged = c.queued > 0;
+            if c.queued > 0 && c.running == 0 {
+                c.in_window = false;
                 self.enter_idle(mu, len);
-            } else if self.queued[mu] > 0 || self.running[mu] > 0 {
+            } else if c.queued > 0 || c.running > 0 {
                 sc.keep.push(m);
             } else {
-                self.in_window[mu] = false;
+                c.in_window = false;
             }
         }
         // the old member list becomes the next window's scratch keep list
@@ -480,8 +538,8 @@ mod tests {
         let r = w.close(10 * S, 10 * S);
         assert_eq!(r.backlogged, 2);
         assert!((r.jain.unwrap() - 0.5).abs() < 1e-12, "{r:?}");
-        assert_eq!(w.received_total, vec![20.0 * S as f64, 0.0]);
-        assert_eq!(w.entitled_total, vec![19.0 * S as f64, 1.0 * S as f64]);
+        assert_eq!(w.received_totals(), vec![20.0 * S as f64, 0.0]);
+        assert_eq!(w.entitled_totals(), vec![19.0 * S as f64, 1.0 * S as f64]);
     }
 
     #[test]
@@ -521,7 +579,7 @@ mod tests {
         // Only A had claimable work in this window, so it does not count for J.
         assert_eq!(r.backlogged, 1);
         assert_eq!(r.jain, None);
-        assert_eq!(w.received_total, vec![26.0 * S as f64, 14.0 * S as f64]);
+        assert_eq!(w.received_totals(), vec![26.0 * S as f64, 14.0 * S as f64]);
     }
 
     #[test]
@@ -557,13 +615,13 @@ mod tests {
         assert_eq!(r.backlogged, 2);
         assert!((r.jain.unwrap() - 0.5).abs() < 1e-12, "{r:?}");
         w.settle();
-        assert_eq!(w.entitled_total, vec![18.0 * S as f64, 2.0 * S as f64]);
+        assert_eq!(w.entitled_totals(), vec![18.0 * S as f64, 2.0 * S as f64]);
         // window 3 is the same as window 2 (B still idle, still capped at 1):
         // totals grow by 9 and 1 again.
         let r = w.close(30 * S, 10 * S);
         assert!((r.jain.unwrap() - 0.5).abs() < 1e-12, "{r:?}");
         w.settle();
-        assert_eq!(w.entitled_total, vec![27.0 * S as f64, 3.0 * S as f64]);
+        assert_eq!(w.entitled_totals(), vec![27.0 * S as f64, 3.0 * S as f64]);
     }
 
     #[test]
@@ -585,14 +643,14 @@ mod tests {
             assert!((r.jain.unwrap() - 1.0 / 3.0).abs() < 1e-12, "{r:?}");
         }
         w.settle();
-        assert_eq!(w.entitled_total, vec![6.0 * S as f64, 6.0 * S as f64, 18.0 * S as f64]);
+        assert_eq!(w.entitled_totals(), vec![6.0 * S as f64, 6.0 * S as f64, 18.0 * S as f64]);
         // leaving the idle set settles too: C's job starts at 35s, window 4:
         // A 10, C 5 received (capacity 15), demands A 10, B 10, C min(5 + 0, 10) = 5.
         // weights 1, 1, 3: level 15/5 = 3 -> C (5 <= 9) capped at 5; 10 over 2: 5, 5.
         w.on_start(2, 1000 * S, 35 * S);
         let r = w.close(40 * S, 10 * S);
         w.settle();
-        assert_eq!(w.entitled_total, vec![11.0 * S as f64, 11.0 * S as f64, 23.0 * S as f64]);
+        assert_eq!(w.entitled_totals(), vec![11.0 * S as f64, 11.0 * S as f64, 23.0 * S as f64]);
         // x = (10/5, 0, 5/5) = (2, 0, 1): J = 9 / (3 * 5) = 0.6
         assert!((r.jain.unwrap() - 0.6).abs() < 1e-12, "{r:?}");
     }
@@ -759,7 +817,7 @@ mod tests {
                 }
             }
             fast.settle();
-            for (x, y) in fast.entitled_total.iter().zip(&plain.entitled_total) {
+            for (x, y) in fast.entitled_totals().iter().zip(&plain.entitled_total) {
                 assert!((x - y).abs() <= 1e-9 * y.abs().max(1.0), "{x} vs {y}");
             }
         }
