@@ -18,9 +18,7 @@
 //! by their demand; backlogged claimants with nothing happening are kept
 //! aggregated (see [`ServiceWindows`]), so nothing scans the population.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
+use crate::quad_heap::QuadHeap;
 use crate::time::Time;
 
 /// Jain's index J = (sum x)^2 / (n * sum x^2) over `x`; 1 when all equal,
@@ -146,7 +144,7 @@ pub struct ServiceWindows {
     members: Vec<u32>,
     /// Idle claimants with positive demand and weight, as
     /// (demand / weight as its bits, id, idle_gen); positive floats order like their bits.
-    idle_heap: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    idle_heap: QuadHeap<(u64, u32, u32)>,
     /// Live (not stale) entries of `idle_heap`.
     idle_ranked: usize,
     /// Claimants in [`Idle::Zero`].
@@ -173,7 +171,7 @@ struct Scratch {
     /// Idle claimants capped at their demand in this window, with it.
     capped_idle: Vec<(usize, f64)>,
     /// Their idle-heap entries, put back after the walk.
-    lifted: Vec<Reverse<(u64, u32, u32)>>,
+    lifted: Vec<(u64, u32, u32)>,
     keep: Vec<u32>,
 }
 
@@ -225,7 +223,7 @@ impl ServiceWindows {
             let s = d / c.weight;
             c.idle_level = s;
             c.idle = Idle::Ranked;
-            self.idle_heap.push(Reverse((s.to_bits(), m as u32, c.idle_gen)));
+            self.idle_heap.push((s.to_bits(), m as u32, c.idle_gen));
             self.idle_ranked += 1;
             self.idle_weight += self.weights_fixed[m];
         } else {
@@ -248,7 +246,7 @@ impl ServiceWindows {
                 self.idle_weight -= self.weights_fixed[m];
                 if self.idle_heap.len() > 64 + 2 * self.idle_ranked {
                     let cl = &self.claimants;
-                    self.idle_heap.retain(|&Reverse((_, m, g))| {
+                    self.idle_heap.retain(|&(_, m, g)| {
                         let c = &cl[m as usize];
                         c.idle == Idle::Ranked && c.idle_gen == g
                     });
@@ -259,7 +257,7 @@ impl ServiceWindows {
 
     /// Drops stale entries from the top of the idle heap.
     fn clean_idle_top(&mut self) {
-        while let Some(&Reverse((_, m, g))) = self.idle_heap.peek() {
+        while let Some(&(_, m, g)) = self.idle_heap.peek() {
             if self.is_live(m, g) {
                 break;
             }
@@ -271,7 +269,7 @@ impl ServiceWindows {
     /// reading the entitled totals. O(idle).
     pub fn settle(&mut self) {
         let level_sum = self.level_sum;
-        for &Reverse((_, m, g)) in self.idle_heap.iter() {
+        for &(_, m, g) in self.idle_heap.iter() {
             let c = &mut self.claimants[m as usize];
             if c.idle == Idle::Ranked && c.idle_gen == g {
                 c.entitled_total += c.weight * (level_sum - c.settled_at);
@@ -283,7 +281,8 @@ impl ServiceWindows {
     /// Recomputes the idle levels for a new window length (demand is capped
     /// at limit x length). O(n), only when the length changes.
     fn relevel(&mut self, len: Time) {
-        let all: Vec<usize> = (0..self.claimants.len()).filter(|&m| self.claimants[m].idle != Idle::No).collect();
+        let all: Vec<usize> =
+            (0..self.claimants.len()).filter(|&m| self.claimants[m].idle != Idle::No).collect();
         for &m in &all {
             self.leave_idle(m);
         }
@@ -385,17 +384,16 @@ impl ServiceWindows {
         sc.ent.resize(sc.demand.len(), 0.0);
         let weight_of = |cl: &[Claimant], members: &[u32], i: u32| cl[members[i as usize] as usize].weight;
         let mut left = capacity.max(0.0);
-        let mut wsum: f64 = sc.open.iter().map(|&(_, i)| weight_of(&self.claimants, &self.members, i)).sum::<f64>()
-            + self.idle_weight as f64 / WEIGHT_SCALE;
+        let mut wsum: f64 =
+            sc.open.iter().map(|&(_, i)| weight_of(&self.claimants, &self.members, i)).sum::<f64>()
+                + self.idle_weight as f64 / WEIGHT_SCALE;
         let mut next_open = 0;
         let mut level = None;
         loop {
             self.clean_idle_top();
             let idle_top = self.idle_heap.peek().copied();
             let member_first = match (sc.open.get(next_open), idle_top) {
-                (Some(&(key, _)), Some(Reverse((s, _, _)))) => {
-                    f64::from_bits(key) <= f64::from_bits(s)
-                }
+                (Some(&(key, _)), Some((s, _, _))) => f64::from_bits(key) <= f64::from_bits(s),
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 (None, None) => break,
@@ -414,7 +412,7 @@ impl ServiceWindows {
                     break;
                 }
             } else {
-                let Some(top @ Reverse((_, m, _))) = idle_top else { break };
+                let Some(top @ (_, m, _)) = idle_top else { break };
                 let c = &self.claimants[m as usize];
                 let d = Self::idle_demand(c, len);
                 let w = c.weight;

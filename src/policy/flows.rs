@@ -12,10 +12,11 @@
 //! class proposes it again before the engine unparks it (O(classes) per park
 //! and per unpark, never per dispatch, and never O(tenants)).
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, VecDeque};
 
 use crate::engine::{Gate, Job, JobTable, Slot};
+use crate::quad_heap::QuadHeap;
 use crate::scenario::{PolicyParams, Scenario, TenantId};
 use crate::time::SECOND;
 
@@ -138,7 +139,7 @@ struct ClassQueue {
     members: BTreeMap<TenantId, Member>,
     /// (arrival order, tenant) of each unparked member's front job; entries
     /// whose member was parked or served since are stale and skipped.
-    heads: BinaryHeap<Reverse<(u64, TenantId)>>,
+    heads: QuadHeap<(u64, TenantId)>,
     /// Members not parked: the class is claimable while this is > 0.
     unparked: usize,
     len: usize,
@@ -149,14 +150,14 @@ impl ClassQueue {
         if let Some(m) = self.members.get_mut(&tenant) {
             if let Some(&(order, _)) = m.jobs.front() {
                 m.listed = true;
-                self.heads.push(Reverse((order, tenant)));
+                self.heads.push((order, tenant));
             }
         }
     }
 
     /// Drops stale heap tops; returns the live top without removing it.
     fn top(&mut self, parked: &[bool]) -> Option<(TenantId, Slot)> {
-        while let Some(&Reverse((order, t))) = self.heads.peek() {
+        while let Some(&(order, t)) = self.heads.peek() {
             if !parked[t as usize] {
                 if let Some(m) = self.members.get(&t) {
                     if let Some(&(o, slot)) = m.jobs.front() {

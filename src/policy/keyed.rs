@@ -8,15 +8,13 @@
 //!
 //! Ties between equal keys go to the lower job id (arrival order).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::engine::{Gate, JobTable, Slot};
+use crate::quad_heap::QuadHeap;
 use crate::scenario::TenantId;
 
 #[derive(Debug)]
 struct TenantQueue<K> {
-    jobs: BinaryHeap<Reverse<(K, u64, Slot)>>,
+    jobs: QuadHeap<(K, u64, Slot)>,
     /// Key of this tenant's entry in the global heap, if it has a live one.
     listed: Option<(K, u64)>,
     parked: bool,
@@ -24,7 +22,7 @@ struct TenantQueue<K> {
 
 impl<K> Default for TenantQueue<K> {
     fn default() -> Self {
-        TenantQueue { jobs: BinaryHeap::new(), listed: None, parked: false }
+        TenantQueue { jobs: QuadHeap::default(), listed: None, parked: false }
     }
 }
 
@@ -32,24 +30,21 @@ impl<K> Default for TenantQueue<K> {
 #[derive(Debug)]
 pub struct KeyedQueue<K: Ord + Copy> {
     tenants: Vec<TenantQueue<K>>,
-    heads: BinaryHeap<Reverse<(K, u64, TenantId)>>,
+    heads: QuadHeap<(K, u64, TenantId)>,
 }
 
 impl<K: Ord + Copy> KeyedQueue<K> {
     pub fn new(tenants: usize) -> Self {
-        KeyedQueue {
-            tenants: (0..tenants).map(|_| TenantQueue::default()).collect(),
-            heads: BinaryHeap::new(),
-        }
+        KeyedQueue { tenants: (0..tenants).map(|_| TenantQueue::default()).collect(), heads: QuadHeap::new() }
     }
 
     /// Adds a job with its key.
     pub fn push(&mut self, tenant: TenantId, key: K, seq: u64, slot: Slot) {
         let tq = &mut self.tenants[tenant as usize];
-        tq.jobs.push(Reverse((key, seq, slot)));
+        tq.jobs.push((key, seq, slot));
         if !tq.parked && tq.listed.is_none_or(|l| (key, seq) < l) {
             tq.listed = Some((key, seq));
-            self.heads.push(Reverse((key, seq, tenant)));
+            self.heads.push((key, seq, tenant));
         }
     }
 
@@ -59,20 +54,20 @@ impl<K: Ord + Copy> KeyedQueue<K> {
         if tq.parked {
             return;
         }
-        if let Some(Reverse((k, s, _))) = tq.jobs.peek() {
-            tq.listed = Some((*k, *s));
-            self.heads.push(Reverse((*k, *s, tenant)));
+        if let Some(&(k, s, _)) = tq.jobs.peek() {
+            tq.listed = Some((k, s));
+            self.heads.push((k, s, tenant));
         }
     }
 
     /// The best job whose tenant the gate admits; parks refused tenants.
     pub fn pick(&mut self, jobs: &JobTable, gate: &mut Gate) -> Option<Slot> {
-        while let Some(Reverse((k, s, tenant))) = self.heads.pop() {
+        while let Some((k, s, tenant)) = self.heads.pop() {
             let tq = &mut self.tenants[tenant as usize];
             if tq.parked || tq.listed != Some((k, s)) {
                 continue; // stale entry: the tenant's head changed or it was parked
             }
-            let Some(&Reverse((_, _, slot))) = tq.jobs.peek() else {
+            let Some(&(_, _, slot)) = tq.jobs.peek() else {
                 tq.listed = None;
                 continue;
             };
@@ -99,7 +94,7 @@ impl<K: Ord + Copy> KeyedQueue<K> {
     /// Removes and returns the best job of one tenant (for policies that
     /// choose the tenant themselves).
     pub fn pop_tenant(&mut self, tenant: TenantId) -> Option<Slot> {
-        let slot = self.tenants[tenant as usize].jobs.pop().map(|Reverse((_, _, s))| s);
+        let slot = self.tenants[tenant as usize].jobs.pop().map(|(_, _, s)| s);
         self.relist(tenant);
         slot
     }
@@ -108,14 +103,14 @@ impl<K: Ord + Copy> KeyedQueue<K> {
     /// `(key, job id, tenant, slot)`. Drops stale head entries on the way
     /// (amortised O(log n)). Take it with [`KeyedQueue::pop_tenant`].
     pub fn peek(&mut self) -> Option<(K, u64, TenantId, Slot)> {
-        while let Some(&Reverse((k, s, tenant))) = self.heads.peek() {
+        while let Some(&(k, s, tenant)) = self.heads.peek() {
             let tq = &mut self.tenants[tenant as usize];
             if tq.parked || tq.listed != Some((k, s)) {
                 self.heads.pop();
                 continue;
             }
             match tq.jobs.peek() {
-                Some(&Reverse((_, _, slot))) => return Some((k, s, tenant, slot)),
+                Some(&(_, _, slot)) => return Some((k, s, tenant, slot)),
                 None => {
                     tq.listed = None;
                     self.heads.pop();

@@ -1,10 +1,8 @@
 //! Merges the entries' generators into one stream ordered by
 //! (arrival time, entry index, order within the entry).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::error::Error;
+use crate::quad_heap::QuadHeap;
 use crate::scenario::Scenario;
 
 use super::generator::{Arrival, EntryGenerator};
@@ -22,7 +20,7 @@ pub struct ArrivalStream {
     gens: Vec<EntryGenerator>,
     traces: Vec<TraceSource>,
     pending: Vec<Option<Arrival>>,
-    heap: BinaryHeap<Reverse<(u64, usize)>>,
+    heap: QuadHeap<(u64, usize)>,
     error: Option<Error>,
 }
 
@@ -51,13 +49,13 @@ impl ArrivalStream {
             gens,
             traces,
             pending: Vec::with_capacity(n),
-            heap: BinaryHeap::with_capacity(n),
+            heap: QuadHeap::with_capacity(n),
             error,
         };
         for i in 0..n {
             let a = s.pull(i);
             if let Some(a) = &a {
-                s.heap.push(Reverse((a.time, i)));
+                s.heap.push((a.time, i));
             }
             s.pending.push(a);
         }
@@ -80,11 +78,11 @@ impl ArrivalStream {
 
 impl Source for ArrivalStream {
     fn next_arrival(&mut self) -> Option<Arrival> {
-        let Reverse((_, i)) = self.heap.pop()?;
+        let (_, i) = self.heap.pop()?;
         let out = self.pending[i].take();
         let next = self.pull(i);
         if let Some(a) = &next {
-            self.heap.push(Reverse((a.time, i)));
+            self.heap.push((a.time, i));
         }
         self.pending[i] = next;
         out
