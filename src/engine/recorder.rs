@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::metrics::fairness::ServiceWindows;
-use crate::metrics::{slowdown, GroupStats};
+use crate::metrics::{slowdown, GroupStats, SampleLog};
 use crate::output::csv_rows::{open_csv, push_u64, Csv};
 use crate::scenario::{Scenario, TenantId};
 use crate::time::Time;
@@ -37,6 +37,8 @@ pub struct RunStats {
 /// Live accounting for one run.
 pub struct Recorder {
     pub stats: RunStats,
+    /// Waits and slowdowns in the order they happen, grouped at `finish`.
+    samples: SampleLog,
     tick: Time,
     tick_index: u64,
     /// Workers idle at the start of the current tick.
@@ -116,6 +118,7 @@ impl Recorder {
                 classes: vec![GroupStats::default(); sc.classes.len()],
                 ..Default::default()
             },
+            samples: SampleLog::default(),
             tick: sc.tick,
             tick_index: 1,
             free_at_start: sc.workers,
@@ -203,9 +206,9 @@ impl Recorder {
             &mut self.stats.classes[job.class as usize],
         ] {
             g.oldest_age_max = g.oldest_age_max.max(age);
-            if job.attempts == 1 {
-                g.waits.push(age);
-            }
+        }
+        if job.attempts == 1 {
+            self.samples.wait(age, job.tenant, job.class);
         }
         self.fair_tenants.on_start(job.tenant as usize, job.service, now);
         self.fair_classes.on_start(job.class as usize, job.service, now);
@@ -290,13 +293,7 @@ impl Recorder {
         }
         if outcome == Outcome::Completed {
             if let Some(x) = slowdown(job.arrival, now, job.service) {
-                for g in [
-                    &mut self.stats.all,
-                    &mut self.stats.tenants[job.tenant as usize],
-                    &mut self.stats.classes[job.class as usize],
-                ] {
-                    g.slowdowns.push(x as f32);
-                }
+                self.samples.slowdown(x as f32, job.tenant, job.class);
             }
         }
         if outcome != Outcome::Unfinished {
@@ -471,7 +468,7 @@ impl Recorder {
         }
     }
 
-    /// Flushes the logs and sorts the statistics.
+    /// Flushes the logs and computes the wait and slowdown figures.
     pub fn finish(mut self) -> Result<RunStats> {
         for w in [
             self.jobs.as_mut(),
@@ -508,9 +505,7 @@ impl Recorder {
         }
         self.stats.all.received = self.fair_tenants.received_totals().iter().sum();
         self.stats.all.entitled = self.fair_tenants.entitled_totals().iter().sum();
-        self.stats.all.finish();
-        self.stats.tenants.iter_mut().for_each(|g| g.finish());
-        self.stats.classes.iter_mut().for_each(|g| g.finish());
+        self.samples.finish(&mut self.stats.all, &mut self.stats.tenants, &mut self.stats.classes);
         Ok(self.stats)
     }
 }
