@@ -242,6 +242,11 @@ impl SampleLog {
     /// log is freed, then the waits (16 + 8 bytes per job).
     pub fn finish(self, all: &mut GroupStats, tenants: &mut [GroupStats], classes: &mut [GroupStats]) {
         let SampleLog { waits, slowdowns } = self;
+        // with one class, its samples are the all group's, in the same order
+        let (one_class, classes) = match classes {
+            [only] => (Some(only), &mut [][..]),
+            more => (None, more),
+        };
         by_group(
             slowdowns,
             |s| s.slowdown,
@@ -259,6 +264,9 @@ impl SampleLog {
                 g.waits = Summary::of(v, wait_mean, Ord::cmp);
             },
         );
+        if let Some(c) = one_class {
+            (c.waits, c.waited, c.slowdowns) = (all.waits, all.waited, all.slowdowns);
+        }
     }
 }
 
@@ -278,9 +286,11 @@ fn by_group<S, T: Copy>(
     fill(all, &mut scratch);
     let ends = partition(&log, &value, |s| key(s).0 as usize, tenants.len(), &mut scratch);
     fill_groups(tenants, &ends, &mut scratch, &mut fill);
-    let ends = partition(&log, &value, |s| key(s).1 as usize, classes.len(), &mut scratch);
-    drop(log);
-    fill_groups(classes, &ends, &mut scratch, &mut fill);
+    if !classes.is_empty() {
+        let ends = partition(&log, &value, |s| key(s).1 as usize, classes.len(), &mut scratch);
+        drop(log);
+        fill_groups(classes, &ends, &mut scratch, &mut fill);
+    }
 }
 
 /// Counting sort of the log's values by group (`group`, below `groups`) into

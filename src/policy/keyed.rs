@@ -12,17 +12,56 @@ use crate::engine::{Gate, JobTable, Slot};
 use crate::quad_heap::QuadHeap;
 use crate::scenario::TenantId;
 
+/// One tenant's jobs: the best one inline, the others in a heap. Most
+/// tenants hold zero or one job at a time, so most pushes and pops touch only
+/// the tenant's entry and never a heap buffer of their own (a cache miss per
+/// job with 10,000 tenants, 14% of a fifo run before this).
+#[derive(Debug)]
+struct TenantJobs<K> {
+    head: Option<(K, u64, Slot)>,
+    rest: QuadHeap<(K, u64, Slot)>,
+}
+
+impl<K: Ord + Copy> TenantJobs<K> {
+    fn push(&mut self, job: (K, u64, Slot)) {
+        match self.head {
+            None => self.head = Some(job),
+            Some(h) if job < h => {
+                self.rest.push(h);
+                self.head = Some(job);
+            }
+            Some(_) => self.rest.push(job),
+        }
+    }
+
+    fn peek(&self) -> Option<&(K, u64, Slot)> {
+        self.head.as_ref()
+    }
+
+    fn pop(&mut self) -> Option<(K, u64, Slot)> {
+        let h = self.head.take();
+        if h.is_some() {
+            self.head = self.rest.pop();
+        }
+        h
+    }
+}
+
 #[derive(Debug)]
 struct TenantQueue<K> {
-    jobs: QuadHeap<(K, u64, Slot)>,
+    jobs: TenantJobs<K>,
     /// Key of this tenant's entry in the global heap, if it has a live one.
     listed: Option<(K, u64)>,
     parked: bool,
 }
 
-impl<K> Default for TenantQueue<K> {
+impl<K: Ord + Copy> Default for TenantQueue<K> {
     fn default() -> Self {
-        TenantQueue { jobs: QuadHeap::default(), listed: None, parked: false }
+        TenantQueue {
+            jobs: TenantJobs { head: None, rest: QuadHeap::default() },
+            listed: None,
+            parked: false,
+        }
     }
 }
 
