@@ -45,6 +45,37 @@ fn capacity(sc: &Scenario) -> Res {
     r
 }
 
+/// A running attempt, ordered by (finish time, job id) packed into one `u128`
+/// so the heap compares with one instruction pair instead of a tuple's
+/// branches (job ids are unique, so keys are too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Attempt {
+    key: u128,
+    slot: Slot,
+}
+
+impl Attempt {
+    fn new(finish: Time, seq: u64, slot: Slot) -> Self {
+        Attempt { key: (finish as u128) << 64 | seq as u128, slot }
+    }
+
+    fn finish(&self) -> Time {
+        (self.key >> 64) as Time
+    }
+}
+
+impl Ord for Attempt {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
+impl PartialOrd for Attempt {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// One simulation of one policy.
 pub struct Engine<'s> {
     sc: &'s Scenario,
@@ -56,7 +87,7 @@ pub struct Engine<'s> {
     free_workers: u32,
     free_res: Res,
     /// Running attempts by (finish time, job id).
-    running: QuadHeap<(Time, u64, Slot)>,
+    running: QuadHeap<Attempt>,
     queued_total: u64,
     parked_at_cap: Vec<TenantId>,
     parked_no_fit: Vec<TenantId>,
@@ -131,7 +162,7 @@ impl<'s> Engine<'s> {
         loop {
             // plain u64 minimum (Time::MAX = none): `[..].into_iter().flatten().min()`
             // compiled to a store-forwarding stall that took ~10% of the run
-            let t_done = self.running.peek().map_or(Time::MAX, |&(t, _, _)| t);
+            let t_done = self.running.peek().map_or(Time::MAX, Attempt::finish);
             let t_arr = next.as_ref().map_or(Time::MAX, |a| a.time);
             let t_wake = if self.queued_total > 0 {
                 self.policy.next_wakeup().unwrap_or(Time::MAX)
@@ -148,12 +179,12 @@ impl<'s> Engine<'s> {
                 self.rec.close_tick(self.sc, &self.loads, &self.jobs, self.free_workers)?;
             }
             self.now = t;
-            while let Some(&(tf, _, slot)) = self.running.peek() {
-                if tf != t {
+            while let Some(&a) = self.running.peek() {
+                if a.finish() != t {
                     break;
                 }
                 self.running.pop();
-                self.finish_attempt(slot)?;
+                self.finish_attempt(a.slot)?;
             }
             if self.rec.tick_end() == t {
                 self.rec.close_tick(self.sc, &self.loads, &self.jobs, self.free_workers)?;
@@ -314,7 +345,7 @@ impl<'s> Engine<'s> {
         for (free, c) in self.free_res.iter_mut().zip(cost) {
             *free -= c;
         }
-        self.running.push((now.saturating_add(service), seq, slot));
+        self.running.push(Attempt::new(now.saturating_add(service), seq, slot));
         if let Some(a) = self.audit.as_mut() {
             let l = &self.loads[t];
             if l.queued == 0 || l.running >= l.cap {

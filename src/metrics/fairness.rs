@@ -13,9 +13,9 @@
 //!
 //! x = received / entitlement is 1 for a claimant served exactly its fair
 //! share, 0 for one starved. J = (sum x)^2 / (n sum x^2) over the window.
-//! Cost: O(log n) per start and finish, O(a log a + k log n) per window for
+//! Cost: O(1) per start and finish (amortised), O(a + k log n) per window for
 //! a claimants with an event or a running job in it and k idle ones capped
-//! by their demand; backlogged claimants with nothing happening are kept
+//! by their demand (a few O(a) rounds, at worst an O(a log a) sort); backlogged claimants with nothing happening are kept
 //! aggregated (see [`ServiceWindows`]), so nothing scans the population.
 
 use crate::quad_heap::QuadHeap;
@@ -155,6 +155,8 @@ pub struct ServiceWindows {
     idle_len: Time,
     /// Sum over closed windows of the water level (entitlement per unit weight).
     level_sum: f64,
+    /// Rounds of [`ServiceWindows::close`] before it falls back to the sorted walk.
+    max_rounds: usize,
     /// Scratch space of [`ServiceWindows::close`], kept to avoid allocating per window.
     scratch: Scratch,
 }
@@ -165,8 +167,9 @@ struct Scratch {
     received: Vec<f64>,
     demand: Vec<f64>,
     ent: Vec<f64>,
-    /// Members with positive demand and weight, as (demand / weight, index);
-    /// the key is a positive float stored as its bits, which order like it.
+    /// Members with positive demand and weight not yet satisfied, as
+    /// (demand / weight, index); the key is a positive float stored as its
+    /// bits, which order like it, and is filled in only for the sorted walk.
     open: Vec<(u64, u32)>,
     /// Idle claimants capped at their demand in this window, with it.
     capped_idle: Vec<(usize, f64)>,
@@ -185,6 +188,7 @@ impl ServiceWindows {
                 .zip(&limit)
                 .map(|(&weight, &limit)| Claimant { weight, limit, ..Default::default() })
                 .collect(),
+            max_rounds: 8,
             ..Default::default()
         }
     }
@@ -346,12 +350,65 @@ impl ServiceWindows {
         c.running -= 1;
     }
 
+    /// The water-filling walk in ascending demand per weight over the open
+    /// members left in `sc.open` merged with the idle heap, from `left` and
+    /// `wsum` (fixed point); satisfied members leave `sc.open`. Returns the
+    /// water level, or `None` when everyone is satisfied. O(n log n).
+    fn sorted_walk(&mut self, sc: &mut Scratch, mut left: f64, mut wsum: i128, len: Time) -> Option<f64> {
+        for e in sc.open.iter_mut() {
+            let i = e.1 as usize;
+            e.0 = (sc.demand[i] / self.claimants[self.members[i] as usize].weight).to_bits();
+        }
+        sc.open.sort_unstable();
+        let mut next_open = 0;
+        let mut level = None;
+        loop {
+            self.clean_idle_top();
+            let idle_top = self.idle_heap.peek().copied();
+            let member_first = match (sc.open.get(next_open), idle_top) {
+                (Some(&(key, _)), Some((s, _, _))) => f64::from_bits(key) <= f64::from_bits(s),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let at = left / (wsum as f64 / WEIGHT_SCALE);
+            if member_first {
+                let i = sc.open[next_open].1 as usize;
+                let m = self.members[i] as usize;
+                if sc.demand[i] <= at * self.claimants[m].weight {
+                    sc.ent[i] = sc.demand[i];
+                    left -= sc.demand[i];
+                    wsum -= self.weights_fixed[m];
+                    next_open += 1;
+                } else {
+                    level = Some(at);
+                    break;
+                }
+            } else {
+                let Some(top @ (_, m, _)) = idle_top else { break };
+                let c = &self.claimants[m as usize];
+                let d = Self::idle_demand(c, len);
+                if d <= at * c.weight {
+                    sc.capped_idle.push((m as usize, d));
+                    sc.lifted.push(top);
+                    self.idle_heap.pop();
+                    left -= d;
+                    wsum -= self.weights_fixed[m as usize];
+                } else {
+                    level = Some(at);
+                    break;
+                }
+            }
+        }
+        sc.open.drain(..next_open);
+        level
+    }
+
     /// Closes the window `[end - len, end)` and opens the next one.
     ///
-    /// Water-filling over the members plus the idle set: the members are
-    /// sorted by demand per unit weight and merged with the idle heap's
-    /// ascending order; the walk stops at the first claimant whose demand
-    /// exceeds the level, so idle claimants above the level are never visited.
+    /// Water-filling over the members plus the idle set, in rounds (see the
+    /// body); idle claimants are visited in ascending demand per weight and
+    /// only while they fit below the level, so those above it are never visited.
     pub fn close(&mut self, end: Time, len: Time) -> Window {
         if len != self.idle_len {
             self.relevel(len);
@@ -372,67 +429,79 @@ impl ServiceWindows {
             sc.received.push(got);
             sc.demand.push(d);
             if d > 0.0 && c.weight > 0.0 {
-                sc.open.push(((d / c.weight).to_bits(), i as u32));
+                sc.open.push((0, i as u32));
             }
             backlogged += c.backlogged as usize;
         }
         let capacity: f64 = sc.received.iter().sum();
-        // water-filling as in `water_fill`, with the idle set merged in;
-        // (key, index) pairs are distinct, so the unstable sort is deterministic
-        sc.open.sort_unstable();
         sc.ent.clear();
         sc.ent.resize(sc.demand.len(), 0.0);
-        let weight_of = |cl: &[Claimant], members: &[u32], i: u32| cl[members[i as usize] as usize].weight;
+        // `left` holds whole worker-microseconds (exact in f64 below 2^53) and
+        // the weight sum is fixed point, so both are exact in any order.
         let mut left = capacity.max(0.0);
-        let mut wsum: f64 =
-            sc.open.iter().map(|&(_, i)| weight_of(&self.claimants, &self.members, i)).sum::<f64>()
-                + self.idle_weight as f64 / WEIGHT_SCALE;
-        let mut next_open = 0;
+        let mut wsum: i128 =
+            sc.open.iter().map(|&(_, i)| self.weights_fixed[self.members[i as usize] as usize]).sum::<i128>()
+                + self.idle_weight;
+        // Water-filling as in `water_fill`, with the idle set merged in, by
+        // rounds instead of a sort: at the level `left / wsum` every open
+        // claimant whose demand fits is satisfied for sure (the level only
+        // rises as satisfied claimants leave), so a round takes them all out;
+        // when a round takes none, that level is the water level. Exact sums
+        // make this the sorted walk's result. Rounds are few in practice; after
+        // `max_rounds` the rest is done by the sorted walk.
         let mut level = None;
-        loop {
-            self.clean_idle_top();
-            let idle_top = self.idle_heap.peek().copied();
-            let member_first = match (sc.open.get(next_open), idle_top) {
-                (Some(&(key, _)), Some((s, _, _))) => f64::from_bits(key) <= f64::from_bits(s),
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (None, None) => break,
-            };
-            let at = left / wsum;
-            if member_first {
-                let i = sc.open[next_open].1 as usize;
-                let w = weight_of(&self.claimants, &self.members, i as u32);
-                if sc.demand[i] <= at * w {
+        let mut settled = false;
+        for _ in 0..self.max_rounds {
+            if wsum <= 0 {
+                settled = true; // nothing open: everyone satisfied
+                break;
+            }
+            let at = left / (wsum as f64 / WEIGHT_SCALE);
+            let before = (sc.open.len(), sc.capped_idle.len());
+            let mut k = 0;
+            while k < sc.open.len() {
+                let i = sc.open[k].1 as usize;
+                let m = self.members[i] as usize;
+                if sc.demand[i] <= at * self.claimants[m].weight {
                     sc.ent[i] = sc.demand[i];
                     left -= sc.demand[i];
-                    wsum -= w;
-                    next_open += 1;
+                    wsum -= self.weights_fixed[m];
+                    sc.open.swap_remove(k);
                 } else {
-                    level = Some(at);
-                    break;
-                }
-            } else {
-                let Some(top @ (_, m, _)) = idle_top else { break };
-                let c = &self.claimants[m as usize];
-                let d = Self::idle_demand(c, len);
-                let w = c.weight;
-                if d <= at * w {
-                    // capped at its demand; lifted off the heap to see the next one
-                    sc.capped_idle.push((m as usize, d));
-                    sc.lifted.push(top);
-                    self.idle_heap.pop();
-                    left -= d;
-                    wsum -= w;
-                } else {
-                    level = Some(at);
-                    break;
+                    k += 1;
                 }
             }
+            // idle claimants in ascending demand per weight: the first that
+            // does not fit ends the round
+            loop {
+                self.clean_idle_top();
+                let Some(&top @ (_, m, _)) = self.idle_heap.peek() else { break };
+                let c = &self.claimants[m as usize];
+                let d = Self::idle_demand(c, len);
+                if d > at * c.weight {
+                    break;
+                }
+                // capped at its demand; lifted off the heap to see the next one
+                sc.capped_idle.push((m as usize, d));
+                sc.lifted.push(top);
+                self.idle_heap.pop();
+                left -= d;
+                wsum -= self.weights_fixed[m as usize];
+            }
+            if (sc.open.len(), sc.capped_idle.len()) == before {
+                level = Some(at);
+                settled = true;
+                break;
+            }
+        }
+        if !settled {
+            level = self.sorted_walk(&mut sc, left, wsum, len);
         }
         self.idle_heap.extend(sc.lifted.drain(..));
         let lambda = level.unwrap_or(0.0);
-        for &(_, i) in &sc.open[next_open..] {
-            sc.ent[i as usize] = lambda * weight_of(&self.claimants, &self.members, i);
+        // the open members left are the unsatisfied ones
+        for &(_, i) in &sc.open {
+            sc.ent[i as usize] = lambda * self.claimants[self.members[i as usize] as usize].weight;
         }
         let (mut n, mut sx, mut sx2) = (0usize, 0.0f64, 0.0f64);
         for (i, &m) in self.members.iter().enumerate() {
@@ -750,12 +819,14 @@ mod tests {
             rng % k
         };
         let mut windows_with_jain = 0;
-        for _case in 0..300 {
+        for case in 0..300 {
             let n = 2 + next(30) as usize;
             let weights: Vec<f64> =
                 (0..n).map(|_| [1.0, 2.0, 3.0, 0.5, 0.25, 1.7][next(6) as usize]).collect();
             let limit: Vec<u64> = (0..n).map(|_| 1 + next(4)).collect();
             let mut fast = ServiceWindows::new(weights.clone(), limit.clone());
+            // the sorted walk alone, one round then the walk, and rounds only
+            fast.max_rounds = [0, 1, 8][case % 3];
             let mut plain = Plain::new(weights, limit);
             let mut queue: Vec<Vec<Time>> = vec![vec![]; n];
             let mut running: Vec<u32> = vec![0; n];
