@@ -16,8 +16,11 @@
 //!   `../shared/peers/simpy_fairsim.py` (same workload, same moment), the
 //!   ratio, and the mean wait against Erlang C (0.36959 s for M/M/16 at 0.9).
 //!
-//! Usage: `fairsim-bench [SECTION...] [--python PATH] [--peers DIR]`; no
-//! section means all of them (`peer` only when the Python is found).
+//! Usage: `fairsim-bench [SECTION...] [--python PATH] [--peers DIR] [--repeat N]`;
+//! no section means all of them (`peer` only when the Python is found).
+//! Timed simulations run N times (default 3) in alternating rounds and the
+//! best time is reported: the machine is shared and noisy (single runs of
+//! the same binary vary by 30%), and the minimum is the steadiest figure.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -60,13 +63,21 @@ fn load(name: &str) -> scenario::Scenario {
     })
 }
 
-/// Simulates every policy of `name` without logs; returns (label, jobs, wall s, cpu s, mean wait s).
-fn simulate_all(name: &str) -> Vec<(String, u64, f64, f64, f64)> {
-    let sc = load(name);
+/// How many times each timed simulation runs; the best time is reported
+/// (this machine is shared: the minimum is the steadiest estimate of what
+/// the code costs, and every figure in one table is taken the same way).
+static REPEAT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(3);
+
+fn repeat() -> usize {
+    REPEAT.load(std::sync::atomic::Ordering::Relaxed).max(1)
+}
+
+/// Simulates every policy of `name` once without logs; returns (label, jobs, wall s, cpu s, mean wait s).
+fn simulate_once(sc: &scenario::Scenario) -> Vec<(String, u64, f64, f64, f64)> {
     let mut out = Vec::new();
     for spec in &sc.policies {
         let (t0, c0) = (Instant::now(), cpu_secs());
-        let stats = run::simulate(&sc, spec, None, None, false).unwrap_or_else(|e| {
+        let stats = run::simulate(sc, spec, None, None, false).unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(1)
         });
@@ -77,8 +88,31 @@ fn simulate_all(name: &str) -> Vec<(String, u64, f64, f64, f64)> {
     out
 }
 
+/// Keeps the best (lowest) wall and CPU time of each policy across rounds.
+fn keep_best(best: &mut Vec<(String, u64, f64, f64, f64)>, round: Vec<(String, u64, f64, f64, f64)>) {
+    if best.is_empty() {
+        *best = round;
+        return;
+    }
+    for (b, r) in best.iter_mut().zip(round) {
+        b.2 = b.2.min(r.2);
+        b.3 = b.3.min(r.3);
+    }
+}
+
+/// [`simulate_once`] repeated (rounds over all policies, so slow moments of
+/// the machine spread over them), best times kept.
+fn simulate_all(name: &str) -> Vec<(String, u64, f64, f64, f64)> {
+    let sc = load(name);
+    let mut best = Vec::new();
+    for _ in 0..repeat() {
+        keep_best(&mut best, simulate_once(&sc));
+    }
+    best
+}
+
 fn throughput() {
-    println!("## throughput: tenants-10k.yaml (10,000 tenants, 64 workers, logs off)");
+    println!("## throughput: tenants-10k.yaml (10,000 tenants, 64 workers, logs off; best of {})", repeat());
     println!("| policy | jobs | wall s | jobs/s (wall) | cpu s | jobs/s (cpu) |");
     println!("|---|---:|---:|---:|---:|---:|");
     for (label, jobs, wall, cpu, _) in simulate_all("tenants-10k.yaml") {
@@ -144,11 +178,19 @@ fn full() {
 }
 
 fn scaling() {
-    println!("## scaling: CPU per job with 100 vs 100,000 backlogged tenants (64 workers, logs off)");
+    println!(
+        "## scaling: CPU per job with 100 vs 100,000 backlogged tenants (64 workers, logs off; best of {})",
+        repeat()
+    );
     println!("| policy | 100 tenants ns/job | 100,000 tenants ns/job | ratio |");
     println!("|---|---:|---:|---:|");
-    let small = simulate_all("active-100.yaml");
-    let large = simulate_all("active-100k.yaml");
+    // alternate the two sizes so both see the same moments of the machine
+    let (a, b) = (load("active-100.yaml"), load("active-100k.yaml"));
+    let (mut small, mut large) = (Vec::new(), Vec::new());
+    for _ in 0..repeat() {
+        keep_best(&mut small, simulate_once(&a));
+        keep_best(&mut large, simulate_once(&b));
+    }
     for (a, b) in small.iter().zip(&large) {
         let (na, nb) = (a.3 * 1e9 / a.1 as f64, b.3 * 1e9 / b.1 as f64);
         println!("| {} | {na:.0} | {nb:.0} | {:.2}x |", a.0, nb / na);
@@ -160,9 +202,9 @@ fn memory() {
     println!("## memory: summary-10m.yaml (10,000,000 jobs, summary logs only)");
     let (wall, line) = child(&["peak", "summary-10m.yaml"]);
     println!("child process ({wall:.1} s wall): {line}");
-    println!("what grows with jobs: the exact wait buffers, one u64 per started job in each of its");
-    println!("groups (all, its tenant, its class) = 24 bytes per job, 240 MB for 10M jobs (Vec growth");
-    println!("may hold up to 2x that while it grows); everything else follows the live jobs and tenants.");
+    println!("what grows with jobs: the sample log behind the exact percentiles, one wait (16 bytes)");
+    println!("and one slowdown (12 bytes) per job = 28 bytes per job, 32 at the finish peak (counting");
+    println!("sort scratch), 280-320 MB for 10M jobs; everything else follows the live jobs and tenants.");
     println!();
 }
 
@@ -184,6 +226,29 @@ fn peer(python: &Path, peers: &Path) {
         );
     }
     for (i, policy) in ["fifo", "rr"].iter().enumerate() {
+        let mut best: Option<(f64, String)> = None;
+        for _ in 0..repeat() {
+            let Some((w, text)) = simpy_once(python, peers, policy) else { break };
+            if best.as_ref().is_none_or(|(b, _)| w < *b) {
+                best = Some((w, text));
+            }
+        }
+        let Some((w, text)) = best else { continue };
+        let r = 1e6 / w;
+        println!(
+            "| SimPy | {policy} | 1000000 | {w:.2} | {r:.0} | see below | |   fairsim/SimPy = {:.1}x",
+            rates.get(i).copied().unwrap_or(0.0) / r
+        );
+        if let Some(l) = text.lines().find(|l| l.starts_with("mean wait")) {
+            println!("    SimPy {policy} waits: {}", l.trim());
+        }
+    }
+    println!();
+}
+
+/// One run of the SimPy model: its wall time and its output.
+fn simpy_once(python: &Path, peers: &Path, policy: &str) -> Option<(f64, String)> {
+    {
         let out = Command::new(python)
             .current_dir(peers)
             .args([
@@ -203,11 +268,11 @@ fn peer(python: &Path, peers: &Path) {
             Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).to_string(),
             Ok(o) => {
                 println!("SimPy {policy} failed: {}", String::from_utf8_lossy(&o.stderr));
-                continue;
+                return None;
             }
             Err(e) => {
                 println!("cannot run {}: {e}", python.display());
-                continue;
+                return None;
             }
         };
         // "sim time ...   wall 6.543 s   152,800 jobs/s"
@@ -218,20 +283,13 @@ fn peer(python: &Path, peers: &Path) {
             .and_then(|r| r.split_whitespace().next())
             .and_then(|v| v.parse::<f64>().ok());
         match wall {
-            Some(w) => {
-                let r = 1e6 / w;
-                println!(
-                    "| SimPy | {policy} | 1000000 | {w:.2} | {r:.0} | see below | |   fairsim/SimPy = {:.1}x",
-                    rates.get(i).copied().unwrap_or(0.0) / r
-                );
+            Some(w) => Some((w, text)),
+            None => {
+                println!("SimPy {policy}: could not read its wall time from:\n{text}");
+                None
             }
-            None => println!("SimPy {policy}: could not read its wall time from:\n{text}"),
-        }
-        if let Some(l) = text.lines().find(|l| l.starts_with("mean wait")) {
-            println!("    SimPy {policy} waits: {}", l.trim());
         }
     }
-    println!();
 }
 
 /// Child modes: `--child full NAME` (run_all with every CSV into a temp
@@ -270,9 +328,16 @@ fn main() {
         match a.as_str() {
             "--python" => python = it.next().map(PathBuf::from).unwrap_or(python),
             "--peers" => peers = it.next().map(PathBuf::from).unwrap_or(peers),
+            "--repeat" => match it.next().and_then(|v| v.parse::<usize>().ok()) {
+                Some(n) if n > 0 => REPEAT.store(n, std::sync::atomic::Ordering::Relaxed),
+                _ => {
+                    eprintln!("--repeat needs a whole number of runs, at least 1");
+                    std::process::exit(2)
+                }
+            },
             s @ ("throughput" | "full" | "scaling" | "memory" | "peer") => sections.push(s.to_string()),
             other => {
-                eprintln!("unknown argument `{other}`; sections: throughput full scaling memory peer; options: --python PATH --peers DIR");
+                eprintln!("unknown argument `{other}`; sections: throughput full scaling memory peer; options: --python PATH --peers DIR --repeat N");
                 std::process::exit(2)
             }
         }
