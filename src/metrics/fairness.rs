@@ -90,9 +90,11 @@ enum Idle {
     Zero,
 }
 
-/// The state of one claimant, in one place so an event touches one or two
-/// cache lines, not one per field (this matters with 100,000 tenants).
+/// The state of one claimant, in one place and laid out (in declaration
+/// order) so that everything an event or an idle transition touches sits in
+/// the first cache line: with 100,000 tenants each touch is a cache miss.
 #[derive(Debug, Clone, Default)]
+#[repr(C, align(64))]
 struct Claimant {
     /// Worker-microseconds received in the current window up to `since`
     /// (at most workers x window length; saturates instead of wrapping).
@@ -102,23 +104,27 @@ struct Claimant {
     /// wrapping arithmetic, which is exact whenever the true sum fits in 64
     /// bits (584,000 years of queued work).
     queued_work: u64,
-    queued: u64,
+    weight: f64,
+    /// `level_sum` when its idle entitlement was last settled.
+    settled_at: f64,
+    entitled_total: f64,
+    queued: u32,
     running: u32,
+    /// Version of the claimant's entry in the idle heap; older entries are stale.
+    idle_gen: u32,
     in_window: bool,
     backlogged: bool,
     idle: Idle,
-    /// Version of the claimant's entry in the idle heap; older entries are stale.
-    idle_gen: u32,
-    weight: f64,
+    // second line: read when a window closes
     /// Most workers the claimant can hold at once (its cap, or the pool size).
     limit: u64,
     /// Demand per unit weight when it became idle (its idle-heap key).
     idle_level: f64,
-    /// `level_sum` when its idle entitlement was last settled.
-    settled_at: f64,
     received_total: f64,
-    entitled_total: f64,
 }
+
+// the hot fields fill exactly the first cache line
+const _: () = assert!(std::mem::offset_of!(Claimant, limit) == 64);
 
 /// Running accounting of service received per claimant, closed window by window.
 ///

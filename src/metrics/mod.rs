@@ -129,29 +129,35 @@ fn slowdown_mean(v: &[f32]) -> f64 {
 }
 
 /// Counts and waits of one group of jobs (everything, one tenant, one class).
+///
+/// Laid out in declaration order, the counters a job touches on its way
+/// (arrival, start, end) first and within one cache line: with 100,000
+/// tenants each touch of a tenant's figures is a cache miss, so one line
+/// instead of three matters. The summaries, filled at the end, come last.
 #[derive(Debug, Clone, Default)]
+#[repr(C, align(64))]
 pub struct GroupStats {
     /// Jobs that arrived.
     pub jobs: u64,
+    /// Longest time any job of the group sat claimable (including re-queues
+    /// after failed attempts, and jobs that never started).
+    pub oldest_age_max: Time,
+    /// Service received (sum of attempt durations), for shares.
+    pub service: Time,
     pub completed: u64,
+    /// Jobs that waited longer than their class's `sla`.
+    pub sla_misses: u64,
+    /// Jobs that finished after their deadline, or expired.
+    pub deadline_misses: u64,
     pub failed: u64,
-    pub rejected: u64,
     pub expired: u64,
+    pub rejected: u64,
     pub unfinished: u64,
     /// Wait of every job that started (first start minus arrival), summarised
     /// by [`SampleLog::finish`].
     pub waits: Summary<Time>,
     /// Started jobs whose wait was positive (for P(wait > 0)).
     pub waited: u64,
-    /// Longest time any job of the group sat claimable (including re-queues
-    /// after failed attempts, and jobs that never started).
-    pub oldest_age_max: Time,
-    /// Service received (sum of attempt durations), for shares.
-    pub service: Time,
-    /// Jobs that waited longer than their class's `sla`.
-    pub sla_misses: u64,
-    /// Jobs that finished after their deadline, or expired.
-    pub deadline_misses: u64,
     /// Slowdown of every completed job with non-zero service (see
     /// [`slowdown`]), as `f32` (7 significant digits, more than the 4
     /// decimals written), summarised by [`SampleLog::finish`].
@@ -161,6 +167,9 @@ pub struct GroupStats {
     pub received: f64,
     pub entitled: f64,
 }
+
+// the counters touched per job share the first cache line
+const _: () = assert!(std::mem::offset_of!(GroupStats, deadline_misses) < 64);
 
 impl GroupStats {
     pub fn count_outcome(&mut self, o: Outcome) {

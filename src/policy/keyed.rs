@@ -50,16 +50,25 @@ impl<K: Ord + Copy> TenantJobs<K> {
 #[derive(Debug)]
 struct TenantQueue<K> {
     jobs: TenantJobs<K>,
-    /// Key of this tenant's entry in the global heap, if it has a live one.
-    listed: Option<(K, u64)>,
+    /// The global heap holds a live entry for this tenant: the one whose
+    /// (key, job id) is its best job's (older entries are stale). Unparked
+    /// tenants with jobs are always listed.
+    listed: bool,
     parked: bool,
+}
+
+impl<K: Ord + Copy> TenantQueue<K> {
+    /// Whether the global-heap entry `(key, seq)` is this tenant's live one.
+    fn is_live(&self, key: K, seq: u64) -> bool {
+        self.listed && !self.parked && self.jobs.peek().is_some_and(|&(k, s, _)| (k, s) == (key, seq))
+    }
 }
 
 impl<K: Ord + Copy> Default for TenantQueue<K> {
     fn default() -> Self {
         TenantQueue {
             jobs: TenantJobs { head: None, rest: QuadHeap::default() },
-            listed: None,
+            listed: false,
             parked: false,
         }
     }
@@ -80,21 +89,22 @@ impl<K: Ord + Copy> KeyedQueue<K> {
     /// Adds a job with its key.
     pub fn push(&mut self, tenant: TenantId, key: K, seq: u64, slot: Slot) {
         let tq = &mut self.tenants[tenant as usize];
+        let best = tq.jobs.peek().is_none_or(|&(k, s, _)| (key, seq) < (k, s));
         tq.jobs.push((key, seq, slot));
-        if !tq.parked && tq.listed.is_none_or(|l| (key, seq) < l) {
-            tq.listed = Some((key, seq));
+        if !tq.parked && (best || !tq.listed) {
+            tq.listed = true;
             self.heads.push((key, seq, tenant));
         }
     }
 
     fn relist(&mut self, tenant: TenantId) {
         let tq = &mut self.tenants[tenant as usize];
-        tq.listed = None;
+        tq.listed = false;
         if tq.parked {
             return;
         }
         if let Some(&(k, s, _)) = tq.jobs.peek() {
-            tq.listed = Some((k, s));
+            tq.listed = true;
             self.heads.push((k, s, tenant));
         }
     }
@@ -103,20 +113,17 @@ impl<K: Ord + Copy> KeyedQueue<K> {
     pub fn pick(&mut self, jobs: &JobTable, gate: &mut Gate) -> Option<Slot> {
         while let Some((k, s, tenant)) = self.heads.pop() {
             let tq = &mut self.tenants[tenant as usize];
-            if tq.parked || tq.listed != Some((k, s)) {
+            if !tq.is_live(k, s) {
                 continue; // stale entry: the tenant's head changed or it was parked
             }
-            let Some(&(_, _, slot)) = tq.jobs.peek() else {
-                tq.listed = None;
-                continue;
-            };
+            let Some(&(_, _, slot)) = tq.jobs.peek() else { continue };
             if gate.admit(jobs.get(slot)) {
                 tq.jobs.pop();
                 self.relist(tenant);
                 return Some(slot);
             }
             tq.parked = true;
-            tq.listed = None;
+            tq.listed = false;
         }
         None
     }
@@ -143,15 +150,10 @@ impl<K: Ord + Copy> KeyedQueue<K> {
     /// (amortised O(log n)). Take it with [`KeyedQueue::pop_tenant`].
     pub fn peek(&mut self) -> Option<(K, u64, TenantId, Slot)> {
         while let Some(&(k, s, tenant)) = self.heads.peek() {
-            let tq = &mut self.tenants[tenant as usize];
-            if tq.parked || tq.listed != Some((k, s)) {
-                self.heads.pop();
-                continue;
-            }
+            let tq = &self.tenants[tenant as usize];
             match tq.jobs.peek() {
-                Some(&(_, _, slot)) => return Some((k, s, tenant, slot)),
-                None => {
-                    tq.listed = None;
+                Some(&(_, _, slot)) if tq.is_live(k, s) => return Some((k, s, tenant, slot)),
+                _ => {
                     self.heads.pop();
                 }
             }
@@ -164,6 +166,6 @@ impl<K: Ord + Copy> KeyedQueue<K> {
     pub fn park(&mut self, tenant: TenantId) {
         let tq = &mut self.tenants[tenant as usize];
         tq.parked = true;
-        tq.listed = None;
+        tq.listed = false;
     }
 }
