@@ -147,33 +147,40 @@ fn child(args: &[&str]) -> (f64, String) {
 }
 
 fn full() {
-    println!("## end to end: full-csv-1m.yaml (1,000,000 jobs, every CSV written)");
+    println!(
+        "## end to end: full-csv-1m.yaml (1,000,000 jobs, every CSV, charts and report; best of {})",
+        repeat()
+    );
     let dir = std::env::temp_dir().join(format!("fairsim-bench-{}", std::process::id()));
     let exe = fairsim_exe();
-    let t0 = Instant::now();
-    let status = Command::new(&exe)
-        .arg("run")
-        .arg(bench_dir().join("full-csv-1m.yaml"))
-        .arg("--out")
-        .arg(&dir)
-        .arg("--quiet")
-        .status();
-    let wall = t0.elapsed().as_secs_f64();
-    match status {
-        Ok(s) if s.success() => {}
-        other => {
-            eprintln!("{} failed: {other:?} (build it with cargo build --release)", exe.display());
-            std::process::exit(1)
+    let (mut wall, mut bytes) = (f64::INFINITY, 0u64);
+    for _ in 0..repeat() {
+        let _ = std::fs::remove_dir_all(&dir);
+        let t0 = Instant::now();
+        let status = Command::new(&exe)
+            .arg("run")
+            .arg(bench_dir().join("full-csv-1m.yaml"))
+            .arg("--out")
+            .arg(&dir)
+            .arg("--quiet")
+            .status();
+        wall = wall.min(t0.elapsed().as_secs_f64());
+        match status {
+            Ok(s) if s.success() => {}
+            other => {
+                eprintln!("{} failed: {other:?} (build it with cargo build --release)", exe.display());
+                std::process::exit(1)
+            }
         }
+        bytes = std::fs::read_dir(dir.join("fifo"))
+            .map(|d| d.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum())
+            .unwrap_or(0);
     }
-    let bytes: u64 = std::fs::read_dir(dir.join("fifo"))
-        .map(|d| d.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum())
-        .unwrap_or(0);
     let _ = std::fs::remove_dir_all(&dir);
-    // the same run in-process, for its CPU time
+    // the same run in-process without charts, for its CPU time
     let (c_wall, line) = child(&["full", "full-csv-1m.yaml"]);
     println!("`fairsim run` process: {wall:.2} s wall, {:.0} MB of CSV", bytes as f64 / 1e6);
-    println!("in-process run_all (child, {c_wall:.2} s wall): {line}");
+    println!("in-process run_all, every CSV, no charts (child, {c_wall:.2} s wall): {line}");
     println!();
 }
 

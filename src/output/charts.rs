@@ -469,7 +469,12 @@ fn num(rec: &csv::ByteRecord, i: usize, path: &Path, line: u64) -> Result<Option
 }
 
 fn text(rec: &csv::ByteRecord, i: usize) -> String {
-    String::from_utf8_lossy(rec.get(i).unwrap_or(b"")).into_owned()
+    text_ref(rec, i).into_owned()
+}
+
+/// The cell as text without copying it (valid UTF-8, as fairsim writes it).
+fn text_ref(rec: &csv::ByteRecord, i: usize) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(rec.get(i).unwrap_or(b""))
 }
 
 /// The per-tick time series of one policy, aggregated into groups.
@@ -521,7 +526,12 @@ fn read_tenants(path: &Path, times: &[f64], groups: &Groups) -> Result<TickSerie
     let mut running = vec![vec![0.0; n]; g];
     // completions change only in rows: record per-group increments, then accumulate
     let mut delta = vec![vec![0.0; n]; g];
-    let mut last: HashMap<String, f64> = HashMap::new();
+    // per tenant, in first-seen order: its group and its last completed count
+    // (one lookup per row without copying the name: tenants.csv has a row per
+    // tenant with work per tick, a million rows for a million jobs)
+    let mut slot: HashMap<String, usize> = HashMap::new();
+    let mut group_of: Vec<Option<usize>> = Vec::new();
+    let mut last: Vec<f64> = Vec::new();
     let mut rec = csv::ByteRecord::new();
     let mut line = 1u64;
     let mut at = 0;
@@ -529,15 +539,24 @@ fn read_tenants(path: &Path, times: &[f64], groups: &Groups) -> Result<TickSerie
         line += 1;
         let t = num(&rec, ti, path, line)?.unwrap_or(0.0);
         at = tick_index(times, t, at);
-        let name = text(&rec, ni);
-        let Some(k) = groups.of(&name) else { continue };
+        let name = text_ref(&rec, ni);
+        let s = match slot.get(name.as_ref()) {
+            Some(&s) => s,
+            None => {
+                slot.insert(name.to_string(), last.len());
+                group_of.push(groups.of(&name));
+                last.push(0.0);
+                last.len() - 1
+            }
+        };
+        let Some(k) = group_of[s] else { continue };
         if n == 0 {
             continue;
         }
         running[k][at] += num(&rec, ri, path, line)?.unwrap_or(0.0);
         let done = num(&rec, ci, path, line)?.unwrap_or(0.0);
-        let prev = last.insert(name, done).unwrap_or(0.0);
-        delta[k][at] += done - prev;
+        delta[k][at] += done - last[s];
+        last[s] = done;
     }
     let completed = delta
         .into_iter()
@@ -594,7 +613,7 @@ fn read_waits(path: &Path, groups: &Groups) -> Result<Vec<Vec<f64>>> {
     while r.read_byte_record(&mut rec).map_err(|e| Error::input(path, line as usize + 1, 0, e.to_string()))? {
         line += 1;
         let Some(w) = num(&rec, wi, path, line)? else { continue };
-        if let Some(k) = groups.of(&text(&rec, ni)) {
+        if let Some(k) = groups.of(&text_ref(&rec, ni)) {
             waits[k].push(w);
         }
     }
