@@ -195,6 +195,28 @@ pub fn trace_report(sc: &Scenario) -> String {
     s
 }
 
+/// The options of `run` that change what is simulated, as typed (see
+/// [`RunOptions::overrides`]).
+fn overrides(args: &RunArgs) -> Vec<String> {
+    let mut o = Vec::new();
+    if let Some(seed) = args.seed {
+        o.push(format!("--seed {seed}"));
+    }
+    for p in &args.policies {
+        o.push(format!("--policy {p}"));
+    }
+    if let Some(t) = &args.trace {
+        o.push(format!("--trace {}", t.display()));
+    }
+    if let Some(f) = &args.trace_format {
+        o.push(format!("--trace-format {f}"));
+    }
+    if args.skip_bad_rows {
+        o.push("--skip-bad-rows".to_string());
+    }
+    o
+}
+
 fn cmd_run(args: RunArgs) -> Result<()> {
     let mut sc = load_for_run(&args)?;
     if !args.quiet || sc.traces.iter().any(|t| t.scan.bad_rows > 0) {
@@ -209,6 +231,7 @@ fn cmd_run(args: RunArgs) -> Result<()> {
         logs: if args.logs == LogsArg::Summary { Logs::Summary } else { Logs::Full },
         audit: args.audit,
         no_plots: args.no_plots,
+        overrides: overrides(&args),
     };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let bar = if show_progress {

@@ -30,6 +30,10 @@ pub struct RunOptions {
     pub audit: bool,
     /// Skip the charts and `report.html`.
     pub no_plots: bool,
+    /// Command-line options that changed the scenario (`--seed`, `--policy`,
+    /// `--trace`), as they were typed; noted at the end of the results'
+    /// `scenario.yaml` so the folder says how to reproduce it.
+    pub overrides: Vec<String>,
 }
 
 /// The outcome of one policy.
@@ -76,6 +80,9 @@ pub fn run_all(
     let copy = staged.path().join("scenario.yaml");
     std::fs::copy(&sc.source, &copy)
         .map_err(|e| Error::io(format!("cannot copy {} into the results", sc.source.display()), e))?;
+    if !opts.overrides.is_empty() {
+        append_overrides(&copy, &opts.overrides)?;
+    }
     let mut runs = Vec::new();
     for spec in &sc.policies {
         let dir = staged.path().join(&spec.label);
@@ -108,4 +115,22 @@ pub fn run_all(
     }
     let dir = staged.commit()?;
     Ok((runs, dir))
+}
+
+/// Notes the command-line overrides at the end of the echoed scenario, as
+/// YAML comments (the file stays the user's, byte for byte, above them).
+fn append_overrides(copy: &Path, overrides: &[String]) -> Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(copy)
+        .map_err(|e| Error::io(format!("cannot write {}", copy.display()), e))?;
+    let note = format!(
+        "\n# These results were made with command-line options that override this file:\n\
+         #   {}\n\
+         # To reproduce them: fairsim run scenario.yaml {}\n",
+        overrides.join(" "),
+        overrides.join(" ")
+    );
+    f.write_all(note.as_bytes()).map_err(|e| Error::io(format!("cannot write {}", copy.display()), e))
 }

@@ -101,3 +101,29 @@ fn adding_a_workload_entry_leaves_the_other_entries_draws_alone() {
     assert_eq!(one.len(), 50);
     assert_eq!(one, two);
 }
+
+#[test]
+fn the_echoed_scenario_notes_overrides_and_reproduces_the_run() {
+    // a run with --seed and --policy; its folder's scenario.yaml must say so,
+    // keep the original text above the note, and rerunning the echoed file
+    // with the noted options must give the same summary byte for byte
+    let tmp = tempdir();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    let original = std::fs::read_to_string(scenario("noisy-neighbor.yaml")).unwrap();
+    run(&scenario("noisy-neighbor.yaml"), &a, &["--seed", "7", "--policy", "fifo", "--no-plots"]);
+    let echo = std::fs::read_to_string(a.join("scenario.yaml")).unwrap();
+    assert!(echo.starts_with(&original), "the user's text comes first, unchanged");
+    let note = &echo[original.len()..];
+    assert!(
+        note.contains("# To reproduce them: fairsim run scenario.yaml --seed 7 --policy fifo\n"),
+        "{note}"
+    );
+    assert!(note.lines().all(|l| l.is_empty() || l.starts_with('#')), "only comments are added: {note}");
+    run(&a.join("scenario.yaml"), &b, &["--seed", "7", "--policy", "fifo", "--no-plots"]);
+    let summary = |d: &Path| std::fs::read(d.join("fifo").join("summary.csv")).unwrap();
+    assert_eq!(summary(&a), summary(&b));
+    // without overrides the echo is the file, byte for byte
+    let c = tmp.path().join("c");
+    run(&scenario("noisy-neighbor.yaml"), &c, &["--no-plots"]);
+    assert_eq!(std::fs::read_to_string(c.join("scenario.yaml")).unwrap(), original);
+}
