@@ -14,49 +14,51 @@ use crate::engine::{Gate, JobTable, Slot};
 use crate::quad_heap::QuadHeap;
 use crate::scenario::TenantId;
 
-/// One tenant's jobs: the best one inline, the others in an ordered run or
-/// a heap. Most tenants hold zero or one job at a time, so most pushes and
-/// pops touch only the tenant's entry (a cache miss per job with 10,000
-/// tenants, 14% of a fifo run, before the inline slot). Jobs pushed in key
-/// order (fifo, and per tenant wfq's finish tags) go to the back of `run`,
-/// O(1) and sequential in memory; only out-of-order pushes (priority, edf)
-/// pay for the heap. The best job is the smaller of the two fronts.
+/// A priority queue specialised for items that mostly arrive in order: the
+/// best item inline, the others in an ordered run or a heap. Items pushed in
+/// order (fifo's arrival order, wfq's per-tenant finish tags) go to the back
+/// of `run`, O(1) and sequential in memory; only out-of-order pushes
+/// (priority, edf) pay for the heap. The best item is the smaller of the two
+/// fronts. Used per tenant here, where most tenants hold zero or one job at a
+/// time so most pushes and pops touch only the inline slot (the per-tenant
+/// heap buffer was a cache miss per job with 10,000 tenants, 14% of a fifo
+/// run), and as fifo's global queue.
 #[derive(Debug)]
-struct TenantJobs<K> {
-    head: Option<(K, u64, Slot)>,
-    run: VecDeque<(K, u64, Slot)>,
-    rest: QuadHeap<(K, u64, Slot)>,
+pub(crate) struct RunQueue<T> {
+    head: Option<T>,
+    run: VecDeque<T>,
+    rest: QuadHeap<T>,
 }
 
-impl<K: Ord + Copy> TenantJobs<K> {
-    fn new() -> Self {
-        TenantJobs { head: None, run: VecDeque::new(), rest: QuadHeap::default() }
+impl<T: Ord + Copy> RunQueue<T> {
+    pub(crate) fn new() -> Self {
+        RunQueue { head: None, run: VecDeque::new(), rest: QuadHeap::default() }
     }
 
-    fn push(&mut self, job: (K, u64, Slot)) {
-        let job = match self.head {
+    pub(crate) fn push(&mut self, item: T) {
+        let item = match self.head {
             None => {
-                self.head = Some(job);
+                self.head = Some(item);
                 return;
             }
-            Some(h) if job < h => {
-                self.head = Some(job);
+            Some(h) if item < h => {
+                self.head = Some(item);
                 h
             }
-            Some(_) => job,
+            Some(_) => item,
         };
-        if self.run.back().is_none_or(|&b| b < job) {
-            self.run.push_back(job);
+        if self.run.back().is_none_or(|&b| b < item) {
+            self.run.push_back(item);
         } else {
-            self.rest.push(job);
+            self.rest.push(item);
         }
     }
 
-    fn peek(&self) -> Option<&(K, u64, Slot)> {
+    pub(crate) fn peek(&self) -> Option<&T> {
         self.head.as_ref()
     }
 
-    fn pop(&mut self) -> Option<(K, u64, Slot)> {
+    pub(crate) fn pop(&mut self) -> Option<T> {
         let h = self.head.take();
         if h.is_some() {
             self.head = match (self.run.front(), self.rest.peek()) {
@@ -68,6 +70,8 @@ impl<K: Ord + Copy> TenantJobs<K> {
         h
     }
 }
+
+type TenantJobs<K> = RunQueue<(K, u64, Slot)>;
 
 #[derive(Debug)]
 struct TenantQueue<K> {
@@ -193,7 +197,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tenant_jobs_pop_in_key_order_for_in_order_and_shuffled_pushes() {
+    fn run_queue_pops_in_key_order_for_in_order_and_shuffled_pushes() {
         // runs of increasing keys broken by smaller ones, interleaved with
         // pops; the reference is a sorted list of what is inside
         let mut s: u64 = 7;
@@ -203,7 +207,7 @@ mod tests {
             s ^= s << 17;
             s % k
         };
-        let mut jobs = TenantJobs::new();
+        let mut jobs = RunQueue::new();
         let mut inside: Vec<(u64, u64, Slot)> = Vec::new();
         let mut key = 0u64;
         for seq in 0..5000u64 {
@@ -222,7 +226,7 @@ mod tests {
         let got: Vec<_> = std::iter::from_fn(|| jobs.pop()).collect();
         assert_eq!(got, inside);
         // pushes in key order never touch the heap: 1 inline, 99 in the run
-        let mut fifo = TenantJobs::new();
+        let mut fifo = RunQueue::new();
         for seq in 0..100u64 {
             fifo.push((seq / 3, seq, seq as Slot));
         }
