@@ -1,10 +1,12 @@
 //! The backlog index shared by every policy that orders jobs by a key
 //! (arrival order, class priority, deadline, virtual finish time).
 //!
-//! Jobs sit in per-tenant heaps; a global heap holds each unparked tenant's
-//! head key. `pick` pops the best tenant, asks the gate, and either starts
-//! that tenant's head job or parks the tenant. Per dispatch: O(log n) in
-//! tenants plus O(log m) in that tenant's jobs, never a scan.
+//! Jobs sit in per-tenant queues ([`RunQueue`]: O(1) for jobs pushed in key
+//! order, a heap otherwise); a global heap holds each unparked tenant's head
+//! key. `pick` pops the best tenant, asks the gate, and either starts that
+//! tenant's head job or parks the tenant. Per dispatch: O(log n) in tenants
+//! plus at most O(log m) in that tenant's jobs, never a scan. (`fifo` has its
+//! own layout, see its module: its global order needs no per-tenant queues.)
 //!
 //! Ties between equal keys go to the lower job id (arrival order).
 
