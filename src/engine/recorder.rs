@@ -34,9 +34,20 @@ pub struct RunStats {
     pub audit: Option<super::audit::Audit>,
 }
 
+/// Per tenant, the figures every job end updates, in 16 bytes so that
+/// 100,000 tenants' worth (1.6 MB) stays in cache where their `GroupStats`
+/// (25 MB) do not; folded into the tenants' `GroupStats` at the end. Rarer
+/// outcomes and misses go to `GroupStats` directly.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    service: Time,
+    completed: u64,
+}
+
 /// Live accounting for one run.
 pub struct Recorder {
     pub stats: RunStats,
+    tally: Vec<Tally>,
     /// Waits and slowdowns in the order they happen, grouped at `finish`.
     samples: SampleLog,
     tick: Time,
@@ -119,6 +130,7 @@ impl Recorder {
                 ..Default::default()
             },
             samples: SampleLog::default(),
+            tally: vec![Tally::default(); n],
             tick: sc.tick,
             tick_index: 1,
             free_at_start: sc.workers,
@@ -247,7 +259,7 @@ impl Recorder {
         self.class_running[job.class as usize] -= 1;
         self.stats.busy += job.service as u128;
         self.stats.all.service += job.service;
-        self.stats.tenants[job.tenant as usize].service += job.service;
+        self.tally[job.tenant as usize].service += job.service;
         self.stats.classes[job.class as usize].service += job.service;
     }
 
@@ -279,12 +291,18 @@ impl Recorder {
                 g.oldest_age_max = g.oldest_age_max.max(age);
             }
         }
-        for g in [
-            &mut self.stats.all,
-            &mut self.stats.tenants[job.tenant as usize],
-            &mut self.stats.classes[job.class as usize],
-        ] {
+        for g in [&mut self.stats.all, &mut self.stats.classes[job.class as usize]] {
             g.count_outcome(outcome);
+            g.sla_misses += sla_miss as u64;
+            g.deadline_misses += deadline_miss as u64;
+        }
+        if outcome == Outcome::Completed {
+            self.tally[job.tenant as usize].completed += 1;
+        } else {
+            self.stats.tenants[job.tenant as usize].count_outcome(outcome);
+        }
+        if sla_miss || deadline_miss {
+            let g = &mut self.stats.tenants[job.tenant as usize];
             g.sla_misses += sla_miss as u64;
             g.deadline_misses += deadline_miss as u64;
         }
@@ -382,7 +400,7 @@ impl Recorder {
                 list_sep(cell);
                 cell.extend_from_slice(name(t));
                 cell.push(b':');
-                push_u64(cell, self.stats.tenants[t as usize].completed);
+                push_u64(cell, self.tally[t as usize].completed);
             }
             w.bytes(cell);
             w.end()?;
@@ -414,7 +432,7 @@ impl Recorder {
                 w.text(&sc.tenants[t as usize].name);
                 w.int(l.queued);
                 w.int(l.running as u64);
-                w.int(self.stats.tenants[t as usize].completed);
+                w.int(self.tally[t as usize].completed);
                 match age {
                     Some(a) => w.secs(a),
                     None => w.empty(),
@@ -510,6 +528,10 @@ impl Recorder {
         self.stats.all.received = self.fair_tenants.received_totals().iter().sum();
         self.stats.all.entitled = self.fair_tenants.entitled_totals().iter().sum();
         self.samples.finish(&mut self.stats.all, &mut self.stats.tenants, &mut self.stats.classes);
+        for (g, t) in self.stats.tenants.iter_mut().zip(&self.tally) {
+            g.service += t.service;
+            g.completed += t.completed;
+        }
         for g in
             std::iter::once(&mut self.stats.all).chain(&mut self.stats.tenants).chain(&mut self.stats.classes)
         {
