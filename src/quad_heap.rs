@@ -58,20 +58,8 @@ impl<T: Ord + Copy> QuadHeap<T> {
         let Some(&top) = self.v.first() else {
             return Some(last);
         };
-        let n = self.v.len();
         let mut hole = 0;
-        loop {
-            let first = 4 * hole + 1;
-            if first >= n {
-                break;
-            }
-            let end = (first + 4).min(n);
-            let mut m = first;
-            for c in first + 1..end {
-                if self.v[c] < self.v[m] {
-                    m = c;
-                }
-            }
+        while let Some(m) = self.min_child(hole) {
             self.v[hole] = self.v[m];
             hole = m;
         }
@@ -92,6 +80,13 @@ impl<T: Ord + Copy> QuadHeap<T> {
     /// The elements in no particular order.
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
         self.v.iter()
+    }
+
+    /// The smallest of node `i`'s children, if it has any.
+    fn min_child(&self, i: usize) -> Option<usize> {
+        let first = 4 * i + 1;
+        let end = (first + 4).min(self.v.len());
+        (first..end).reduce(|m, c| if self.v[c] < self.v[m] { c } else { m })
     }
 
     /// Places `x` at `i` or above, moving larger parents down.
@@ -117,24 +112,9 @@ impl<T: Ord + Copy> QuadHeap<T> {
         for i in (0..=(n - 2) / 4).rev() {
             let x = self.v[i];
             let mut hole = i;
-            loop {
-                let first = 4 * hole + 1;
-                if first >= n {
-                    break;
-                }
-                let end = (first + 4).min(n);
-                let mut m = first;
-                for c in first + 1..end {
-                    if self.v[c] < self.v[m] {
-                        m = c;
-                    }
-                }
-                if self.v[m] < x {
-                    self.v[hole] = self.v[m];
-                    hole = m;
-                } else {
-                    break;
-                }
+            while let Some(m) = self.min_child(hole).filter(|&m| self.v[m] < x) {
+                self.v[hole] = self.v[m];
+                hole = m;
             }
             self.v[hole] = x;
         }

@@ -255,46 +255,34 @@ fn peer(python: &Path, peers: &Path) {
 
 /// One run of the SimPy model: its wall time and its output.
 fn simpy_once(python: &Path, peers: &Path, policy: &str) -> Option<(f64, String)> {
-    {
-        let out = Command::new(python)
-            .current_dir(peers)
-            .args([
-                "simpy_fairsim.py",
-                "--jobs",
-                "1000000",
-                "--tenants",
-                "10",
-                "--workers",
-                "16",
-                "--seed",
-                "1",
-            ])
-            .args(["--policy", policy])
-            .output();
-        let text = match out {
-            Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).to_string(),
-            Ok(o) => {
-                println!("SimPy {policy} failed: {}", String::from_utf8_lossy(&o.stderr));
-                return None;
-            }
-            Err(e) => {
-                println!("cannot run {}: {e}", python.display());
-                return None;
-            }
-        };
-        // "sim time ...   wall 6.543 s   152,800 jobs/s"
-        let wall = text
-            .lines()
-            .find(|l| l.contains("wall"))
-            .and_then(|l| l.split("wall").nth(1))
-            .and_then(|r| r.split_whitespace().next())
-            .and_then(|v| v.parse::<f64>().ok());
-        match wall {
-            Some(w) => Some((w, text)),
-            None => {
-                println!("SimPy {policy}: could not read its wall time from:\n{text}");
-                None
-            }
+    let out = Command::new(python)
+        .current_dir(peers)
+        .args(["simpy_fairsim.py", "--jobs", "1000000", "--tenants", "10", "--workers", "16", "--seed", "1"])
+        .args(["--policy", policy])
+        .output();
+    let text = match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).to_string(),
+        Ok(o) => {
+            println!("SimPy {policy} failed: {}", String::from_utf8_lossy(&o.stderr));
+            return None;
+        }
+        Err(e) => {
+            println!("cannot run {}: {e}", python.display());
+            return None;
+        }
+    };
+    // "sim time ...   wall 6.543 s   152,800 jobs/s"
+    let wall = text
+        .lines()
+        .find(|l| l.contains("wall"))
+        .and_then(|l| l.split("wall").nth(1))
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|v| v.parse::<f64>().ok());
+    match wall {
+        Some(w) => Some((w, text)),
+        None => {
+            println!("SimPy {policy}: could not read its wall time from:\n{text}");
+            None
         }
     }
 }

@@ -129,8 +129,6 @@ struct Claimant {
     // second line: read when a window closes
     /// Most workers the claimant can hold at once (its cap, or the pool size).
     limit: u64,
-    /// Demand per unit weight when it became idle (its idle-heap key).
-    idle_level: f64,
     received_total: f64,
 }
 
@@ -239,7 +237,6 @@ impl ServiceWindows {
         let d = Self::idle_demand(c, len);
         if d > 0.0 && c.weight > 0.0 {
             let s = d / c.weight;
-            c.idle_level = s;
             c.idle = Idle::Ranked;
             self.idle_heap.push((s.to_bits(), m as u32, c.idle_gen));
             self.idle_ranked += 1;
@@ -364,6 +361,33 @@ impl ServiceWindows {
         c.running -= 1;
     }
 
+    /// Caps the idle claimant with the least demand per weight at its demand
+    /// when that fits under the level `at`, taking it out of `left` and
+    /// `wsum`; it is lifted off the heap (put back after the walk) so the next
+    /// one can be seen. False when there is none or it does not fit.
+    fn cap_idle_top(
+        &mut self,
+        sc: &mut Scratch,
+        at: f64,
+        len: Time,
+        left: &mut f64,
+        wsum: &mut i128,
+    ) -> bool {
+        self.clean_idle_top();
+        let Some(&top @ (_, m, _)) = self.idle_heap.peek() else { return false };
+        let c = &self.claimants[m as usize];
+        let d = Self::idle_demand(c, len);
+        if d > at * c.weight {
+            return false;
+        }
+        sc.capped_idle.push((m as usize, d));
+        sc.lifted.push(top);
+        self.idle_heap.pop();
+        *left -= d;
+        *wsum -= weight_fixed(c.weight);
+        true
+    }
+
     /// The water-filling walk in ascending demand per weight over the open
     /// members left in `sc.open` merged with the idle heap, from `left` and
     /// `wsum` (fixed point); satisfied members leave `sc.open`. Returns the
@@ -398,20 +422,9 @@ impl ServiceWindows {
                     level = Some(at);
                     break;
                 }
-            } else {
-                let Some(top @ (_, m, _)) = idle_top else { break };
-                let c = &self.claimants[m as usize];
-                let d = Self::idle_demand(c, len);
-                if d <= at * c.weight {
-                    sc.capped_idle.push((m as usize, d));
-                    sc.lifted.push(top);
-                    self.idle_heap.pop();
-                    left -= d;
-                    wsum -= weight_fixed(self.claimants[m as usize].weight);
-                } else {
-                    level = Some(at);
-                    break;
-                }
+            } else if !self.cap_idle_top(sc, at, len, &mut left, &mut wsum) {
+                level = Some(at);
+                break;
             }
         }
         sc.open.drain(..next_open);
@@ -490,21 +503,7 @@ impl ServiceWindows {
             }
             // idle claimants in ascending demand per weight: the first that
             // does not fit ends the round
-            loop {
-                self.clean_idle_top();
-                let Some(&top @ (_, m, _)) = self.idle_heap.peek() else { break };
-                let c = &self.claimants[m as usize];
-                let d = Self::idle_demand(c, len);
-                if d > at * c.weight {
-                    break;
-                }
-                // capped at its demand; lifted off the heap to see the next one
-                sc.capped_idle.push((m as usize, d));
-                sc.lifted.push(top);
-                self.idle_heap.pop();
-                left -= d;
-                wsum -= weight_fixed(self.claimants[m as usize].weight);
-            }
+            while self.cap_idle_top(&mut sc, at, len, &mut left, &mut wsum) {}
             if (sc.open.len(), sc.capped_idle.len()) == before {
                 level = Some(at);
                 settled = true;
