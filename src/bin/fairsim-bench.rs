@@ -16,8 +16,9 @@
 //!   `../shared/peers/simpy_fairsim.py` (same workload, same moment), the
 //!   ratio, and the mean wait against Erlang C (0.36959 s for M/M/16 at 0.9).
 //!
-//! Usage: `fairsim-bench [SECTION...] [--python PATH] [--peers DIR] [--repeat N]`;
-//! no section means all of them (`peer` only when the Python is found).
+//! Usage: `fairsim-bench [SECTION...] [--python PATH] [--peers DIR] [--repeat N] [--policy LABEL...]`;
+//! no section means all of them (`peer` only when the Python is found);
+//! `--policy` (repeatable) limits `throughput` and `scaling` to those policies.
 //! Timed simulations run N times (default 3) in alternating rounds and the
 //! best time is reported: the machine is shared and noisy (single runs of
 //! the same binary vary by 30%), and the minimum is the steadiest figure.
@@ -72,6 +73,22 @@ fn repeat() -> usize {
     REPEAT.load(std::sync::atomic::Ordering::Relaxed).max(1)
 }
 
+/// Policy labels given with `--policy`; empty means every policy of the scenario.
+static ONLY: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn load_policies(name: &str) -> scenario::Scenario {
+    let mut sc = load(name);
+    let only = ONLY.lock().map(|o| o.clone()).unwrap_or_default();
+    if !only.is_empty() {
+        sc.policies.retain(|p| only.contains(&p.label));
+        if sc.policies.is_empty() {
+            eprintln!("--policy {}: no such policy in {name}", only.join(", "));
+            std::process::exit(2)
+        }
+    }
+    sc
+}
+
 /// Simulates every policy of `name` once without logs; returns (label, jobs, wall s, cpu s, mean wait s).
 fn simulate_once(sc: &scenario::Scenario) -> Vec<(String, u64, f64, f64, f64)> {
     let mut out = Vec::new();
@@ -103,7 +120,7 @@ fn keep_best(best: &mut Vec<(String, u64, f64, f64, f64)>, round: Vec<(String, u
 /// [`simulate_once`] repeated (rounds over all policies, so slow moments of
 /// the machine spread over them), best times kept.
 fn simulate_all(name: &str) -> Vec<(String, u64, f64, f64, f64)> {
-    let sc = load(name);
+    let sc = load_policies(name);
     let mut best = Vec::new();
     for _ in 0..repeat() {
         keep_best(&mut best, simulate_once(&sc));
@@ -192,7 +209,7 @@ fn scaling() {
     println!("| policy | 100 tenants ns/job | 100,000 tenants ns/job | ratio |");
     println!("|---|---:|---:|---:|");
     // alternate the two sizes so both see the same moments of the machine
-    let (a, b) = (load("active-100.yaml"), load("active-100k.yaml"));
+    let (a, b) = (load_policies("active-100.yaml"), load_policies("active-100k.yaml"));
     let (mut small, mut large) = (Vec::new(), Vec::new());
     for _ in 0..repeat() {
         keep_best(&mut small, simulate_once(&a));
@@ -331,9 +348,16 @@ fn main() {
                     std::process::exit(2)
                 }
             },
+            "--policy" => match it.next() {
+                Some(p) => ONLY.lock().expect("not poisoned").push(p.clone()),
+                None => {
+                    eprintln!("--policy needs a policy label, e.g. --policy drr");
+                    std::process::exit(2)
+                }
+            },
             s @ ("throughput" | "full" | "scaling" | "memory" | "peer") => sections.push(s.to_string()),
             other => {
-                eprintln!("unknown argument `{other}`; sections: throughput full scaling memory peer; options: --python PATH --peers DIR --repeat N");
+                eprintln!("unknown argument `{other}`; sections: throughput full scaling memory peer; options: --python PATH --peers DIR --repeat N --policy LABEL");
                 std::process::exit(2)
             }
         }
