@@ -216,7 +216,7 @@ impl<'s> Engine<'s> {
             self.rec.on_end(self.sc, &job, self.now, Outcome::Unfinished)?;
         }
         let rec = std::mem::replace(&mut self.rec, Recorder::new(self.sc, None)?);
-        rec.finish()
+        rec.finish(&self.loads)
     }
 
     fn arrive(&mut self, job: Job) {
@@ -390,7 +390,8 @@ impl<'s> Engine<'s> {
                 self.enqueue(slot);
             }
         } else {
-            let job = job.clone();
+            self.loads[t as usize].completed += 1;
+            let job = self.jobs.get(slot).clone();
             self.rec.on_end(self.sc, &job, now, Outcome::Completed)?;
             self.jobs.remove(slot);
         }

@@ -14,7 +14,7 @@ use crate::output::csv_rows::{open_csv, push_u64, Csv};
 use crate::scenario::{Scenario, TenantId};
 use crate::time::Time;
 
-use super::gate::Skip;
+use super::gate::{Skip, TenantLoad};
 use super::job::{Job, JobState, JobTable, Outcome, Slot};
 
 /// Everything measured in one run of one policy.
@@ -34,20 +34,9 @@ pub struct RunStats {
     pub audit: Option<super::audit::Audit>,
 }
 
-/// Per tenant, the figures every job end updates, in 16 bytes so that
-/// 100,000 tenants' worth (1.6 MB) stays in cache where their `GroupStats`
-/// (25 MB) do not; folded into the tenants' `GroupStats` at the end. Rarer
-/// outcomes and misses go to `GroupStats` directly.
-#[derive(Debug, Clone, Copy, Default)]
-struct Tally {
-    service: Time,
-    completed: u64,
-}
-
 /// Live accounting for one run.
 pub struct Recorder {
     pub stats: RunStats,
-    tally: Vec<Tally>,
     /// Waits and slowdowns in the order they happen, grouped at `finish`.
     samples: SampleLog,
     tick: Time,
@@ -130,7 +119,6 @@ impl Recorder {
                 ..Default::default()
             },
             samples: SampleLog::default(),
-            tally: vec![Tally::default(); n],
             tick: sc.tick,
             tick_index: 1,
             free_at_start: sc.workers,
@@ -259,7 +247,6 @@ impl Recorder {
         self.class_running[job.class as usize] -= 1;
         self.stats.busy += job.service as u128;
         self.stats.all.service += job.service;
-        self.tally[job.tenant as usize].service += job.service;
         self.stats.classes[job.class as usize].service += job.service;
     }
 
@@ -296,9 +283,8 @@ impl Recorder {
             g.sla_misses += sla_miss as u64;
             g.deadline_misses += deadline_miss as u64;
         }
-        if outcome == Outcome::Completed {
-            self.tally[job.tenant as usize].completed += 1;
-        } else {
+        // the engine counts each tenant's completions (`TenantLoad::completed`)
+        if outcome != Outcome::Completed {
             self.stats.tenants[job.tenant as usize].count_outcome(outcome);
         }
         if sla_miss || deadline_miss {
@@ -400,7 +386,7 @@ impl Recorder {
                 list_sep(cell);
                 cell.extend_from_slice(name(t));
                 cell.push(b':');
-                push_u64(cell, self.tally[t as usize].completed);
+                push_u64(cell, loads[t as usize].completed);
             }
             w.bytes(cell);
             w.end()?;
@@ -432,7 +418,7 @@ impl Recorder {
                 w.text(&sc.tenants[t as usize].name);
                 w.int(l.queued);
                 w.int(l.running as u64);
-                w.int(self.tally[t as usize].completed);
+                w.int(l.completed);
                 match age {
                     Some(a) => w.secs(a),
                     None => w.empty(),
@@ -491,7 +477,7 @@ impl Recorder {
     }
 
     /// Flushes the logs and computes the wait and slowdown figures.
-    pub fn finish(mut self) -> Result<RunStats> {
+    pub fn finish(mut self, loads: &[TenantLoad]) -> Result<RunStats> {
         for w in [
             self.jobs.as_mut(),
             self.ticks.as_mut(),
@@ -528,10 +514,19 @@ impl Recorder {
         self.stats.all.received = self.fair_tenants.received_totals().iter().sum();
         self.stats.all.entitled = self.fair_tenants.entitled_totals().iter().sum();
         self.samples.finish(&mut self.stats.all, &mut self.stats.tenants, &mut self.stats.classes);
-        for (g, t) in self.stats.tenants.iter_mut().zip(&self.tally) {
-            g.service += t.service;
-            g.completed += t.completed;
+        for (g, l) in self.stats.tenants.iter_mut().zip(loads) {
+            // Every attempt ran inside closed windows (the last window closes
+            // after the last event), so the service a tenant received there is
+            // the sum of its attempts' service: whole microseconds, summed
+            // exactly. Read from there so no per-tenant array is touched per job.
+            g.service = g.received as Time;
+            g.completed += l.completed;
         }
+        debug_assert_eq!(
+            self.stats.tenants.iter().map(|g| g.service).sum::<Time>(),
+            self.stats.all.service,
+            "tenant service from the fairness windows differs from the attempts' service"
+        );
         for g in
             std::iter::once(&mut self.stats.all).chain(&mut self.stats.tenants).chain(&mut self.stats.classes)
         {
