@@ -11,6 +11,7 @@ pub mod error;
 pub mod metrics;
 pub mod output;
 pub mod policy;
+pub mod prefetch;
 pub mod quad_heap;
 pub mod run;
 pub mod scenario;

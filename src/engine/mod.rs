@@ -30,6 +30,7 @@ pub use recorder::RunStats;
 
 use crate::error::Result;
 use crate::policy::Policy;
+use crate::prefetch::prefetch;
 use crate::quad_heap::QuadHeap;
 use crate::scenario::{Res, Scenario, Spare, TenantId, MAX_RESOURCES};
 use crate::time::Time;
@@ -197,6 +198,10 @@ impl<'s> Engine<'s> {
                 self.next_seq += 1;
                 self.arrive(job);
                 next = source.next_arrival();
+                if let Some(a) = next.as_ref() {
+                    self.warm_tenant(a.tenant);
+                    self.policy.warm_tenant(a.tenant);
+                }
             }
             self.dispatch()?;
             events += 1;
@@ -217,6 +222,15 @@ impl<'s> Engine<'s> {
         }
         let rec = std::mem::replace(&mut self.rec, Recorder::new(self.sc, None)?);
         rec.finish(&self.loads)
+    }
+
+    /// Prefetches what the next event of `tenant` touches: its load and
+    /// its fairness record (see [`crate::prefetch`]).
+    fn warm_tenant(&self, tenant: TenantId) {
+        if let Some(l) = self.loads.get(tenant as usize) {
+            prefetch(l);
+        }
+        self.rec.warm_tenant(tenant);
     }
 
     fn arrive(&mut self, job: Job) {
@@ -275,7 +289,13 @@ impl<'s> Engine<'s> {
             self.sort_parked();
             self.end_expired()?;
             match pick {
-                Some(slot) => self.start(slot),
+                Some(slot) => {
+                    self.start(slot);
+                    if let Some((slot, tenant)) = self.policy.next_hint() {
+                        prefetch(self.jobs.get(slot));
+                        self.warm_tenant(tenant);
+                    }
+                }
                 None if self.spare == Spare::Lend && !borrow && !self.parked_at_cap.is_empty() => {
                     // Nobody below its cap can run: lend the idle workers to tenants at their cap.
                     borrow = true;

@@ -183,6 +183,11 @@ impl Recorder {
         }
     }
 
+    /// Prefetches the tenant's fairness record (see [`crate::prefetch`]).
+    pub fn warm_tenant(&self, tenant: TenantId) {
+        self.fair_tenants.warm(tenant as usize);
+    }
+
     /// A job became claimable. `queued` is its tenant's queue length after.
     pub fn on_queued(&mut self, job: &Job, slot: Slot, queued: u64) {
         if queued == 1 {

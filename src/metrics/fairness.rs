@@ -248,6 +248,13 @@ impl ServiceWindows {
         self.claimants.iter().map(|c| c.entitled_total).collect()
     }
 
+    /// Prefetches claimant `m`'s record (see [`crate::prefetch`]).
+    pub fn warm(&self, m: usize) {
+        if let Some(c) = self.claimants.get(m) {
+            crate::prefetch::prefetch(c);
+        }
+    }
+
     /// Demand of an idle claimant (received 0) in a window of `len`; the same
     /// expression as for members in [`ServiceWindows::close`].
     fn idle_demand(c: &Claimant, len: Time) -> f64 {

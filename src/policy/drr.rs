@@ -207,6 +207,16 @@ impl Policy for Drr {
         }
     }
 
+    fn warm_tenant(&self, tenant: TenantId) {
+        self.flows.warm(tenant);
+    }
+
+    fn next_hint(&self) -> Option<(Slot, TenantId)> {
+        let &f = self.active.front()?;
+        let slot = self.flows.hint(f, self.active.get(1).copied(), self.active.get(2).copied())?;
+        Some((slot, f))
+    }
+
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
         let mut woke = std::mem::take(&mut self.woke);
         self.flows.unpark(tenant, &mut woke);

@@ -126,6 +126,10 @@ impl Policy for Fifo {
         }
     }
 
+    fn next_hint(&self) -> Option<(Slot, TenantId)> {
+        self.order.peek().map(|&(_, _, tenant, slot)| (slot, tenant))
+    }
+
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
         if self.parked.get(tenant) {
             self.parked.set(tenant, false);

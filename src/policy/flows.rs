@@ -251,6 +251,32 @@ impl FlowQueues {
         }
     }
 
+    /// Prefetches the queue a push of `job`'s flow touches (flows of tenants).
+    pub fn warm(&self, tenant: TenantId) {
+        if self.over == Over::Tenant {
+            if let Some(q) = self.tenants.get(tenant as usize) {
+                crate::prefetch::prefetch(q);
+            }
+        }
+    }
+
+    /// The slot of the flow's oldest job, for a hint (flows of tenants only;
+    /// `None` for classes). Prefetches the queues of the two flows the hints
+    /// after this one will read, `then` (its jobs) and `after` (its queue
+    /// header), so that each hint finds its own in the cache.
+    pub fn hint(&self, f: FlowId, then: Option<FlowId>, after: Option<FlowId>) -> Option<Slot> {
+        if self.over != Over::Tenant {
+            return None;
+        }
+        if let Some(q) = after.and_then(|a| self.tenants.get(a as usize)) {
+            crate::prefetch::prefetch(q);
+        }
+        if let Some(front) = then.and_then(|t| self.tenants.get(t as usize)).and_then(|q| q.front()) {
+            crate::prefetch::prefetch(front);
+        }
+        self.tenants.get(f as usize)?.front().copied()
+    }
+
     /// Offers the flow's next job to the gate: the tenant's oldest job, or for
     /// a class its oldest job of an unparked tenant. A refused tenant is
     /// parked everywhere and, for a class, the next tenant's job is tried.

@@ -102,7 +102,10 @@ impl<K: Ord + Copy> Default for TenantQueue<K> {
 #[derive(Debug)]
 pub struct KeyedQueue<K: Ord + Copy> {
     tenants: Vec<TenantQueue<K>>,
-    heads: QuadHeap<(K, u64, TenantId)>,
+    /// (key, job id, tenant, slot) of each listed tenant's best job; the
+    /// slot rides along (ordering is by the unique job id before it) so the
+    /// next job is known without reading the tenant's queue (see `hint`).
+    heads: QuadHeap<(K, u64, TenantId, Slot)>,
 }
 
 impl<K: Ord + Copy> KeyedQueue<K> {
@@ -117,7 +120,7 @@ impl<K: Ord + Copy> KeyedQueue<K> {
         tq.jobs.push((key, seq, slot));
         if !tq.parked && (best || !tq.listed) {
             tq.listed = true;
-            self.heads.push((key, seq, tenant));
+            self.heads.push((key, seq, tenant, slot));
         }
     }
 
@@ -127,15 +130,15 @@ impl<K: Ord + Copy> KeyedQueue<K> {
         if tq.parked {
             return;
         }
-        if let Some(&(k, s, _)) = tq.jobs.peek() {
+        if let Some(&(k, s, slot)) = tq.jobs.peek() {
             tq.listed = true;
-            self.heads.push((k, s, tenant));
+            self.heads.push((k, s, tenant, slot));
         }
     }
 
     /// The best job whose tenant the gate admits; parks refused tenants.
     pub fn pick(&mut self, jobs: &JobTable, gate: &mut Gate) -> Option<Slot> {
-        while let Some((k, s, tenant)) = self.heads.pop() {
+        while let Some((k, s, tenant, _)) = self.heads.pop() {
             let tq = &mut self.tenants[tenant as usize];
             if !tq.is_live(k, s) {
                 continue; // stale entry: the tenant's head changed or it was parked
@@ -173,7 +176,7 @@ impl<K: Ord + Copy> KeyedQueue<K> {
     /// `(key, job id, tenant, slot)`. Drops stale head entries on the way
     /// (amortised O(log n)). Take it with [`KeyedQueue::pop_tenant`].
     pub fn peek(&mut self) -> Option<(K, u64, TenantId, Slot)> {
-        while let Some(&(k, s, tenant)) = self.heads.peek() {
+        while let Some(&(k, s, tenant, _)) = self.heads.peek() {
             let tq = &self.tenants[tenant as usize];
             match tq.jobs.peek() {
                 Some(&(_, _, slot)) if tq.is_live(k, s) => return Some((k, s, tenant, slot)),
@@ -187,6 +190,24 @@ impl<K: Ord + Copy> KeyedQueue<K> {
 
     /// Sets a tenant aside (the gate refused it elsewhere) until
     /// [`KeyedQueue::unpark`]; its stale head entry is dropped lazily.
+    /// Prefetches the queue a push for `tenant` touches.
+    pub fn warm(&self, tenant: TenantId) {
+        if let Some(tq) = self.tenants.get(tenant as usize) {
+            crate::prefetch::prefetch(tq);
+        }
+    }
+
+    /// The job at the top of the tenant heap and its tenant, perhaps from a
+    /// stale entry (a guess for [`super::Policy::next_hint`]); prefetches
+    /// the tenant's queue, which `pick` reads to check the entry.
+    pub fn hint(&self) -> Option<(Slot, TenantId)> {
+        let &(_, _, tenant, slot) = self.heads.peek()?;
+        if let Some(tq) = self.tenants.get(tenant as usize) {
+            crate::prefetch::prefetch(tq);
+        }
+        Some((slot, tenant))
+    }
+
     pub fn park(&mut self, tenant: TenantId) {
         let tq = &mut self.tenants[tenant as usize];
         tq.parked = true;

@@ -53,6 +53,17 @@ pub trait Policy {
     fn next_wakeup(&self) -> Option<Time> {
         None
     }
+    /// A cheap guess, from what the policy has at hand, of the job (and its
+    /// tenant) that its next `pick` will propose; `None` when it has no
+    /// guess. The engine only prefetches their memory (see
+    /// [`crate::prefetch`]), so a wrong or stale guess costs nothing but
+    /// the hint; a policy may also prefetch its own state for that pick here.
+    fn next_hint(&self) -> Option<(Slot, TenantId)> {
+        None
+    }
+    /// A job of `tenant` arrives next: prefetch what `push` will touch for
+    /// it (see [`crate::prefetch`]). Must not change state.
+    fn warm_tenant(&self, _tenant: TenantId) {}
 }
 
 /// Builds a policy from its spec; `Err` is a message for the user.

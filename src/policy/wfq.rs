@@ -96,6 +96,24 @@ impl Policy for Wfq {
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
         self.queue.unpark(tenant);
     }
+
+    fn warm_tenant(&self, tenant: TenantId) {
+        // flows of classes are few and stay in the cache
+        if self.over == flows::Over::Tenant {
+            if let Some(tag) = self.last_tag.get(tenant as usize) {
+                crate::prefetch::prefetch(tag);
+            }
+        }
+        self.queue.warm(tenant);
+    }
+
+    fn next_hint(&self) -> Option<(Slot, TenantId)> {
+        let (slot, tenant) = self.queue.hint()?;
+        if let Some(tag) = self.tag_of.get(slot as usize) {
+            crate::prefetch::prefetch(tag);
+        }
+        Some((slot, tenant))
+    }
 }
 
 #[cfg(test)]
