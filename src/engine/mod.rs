@@ -21,6 +21,7 @@ mod gate;
 mod job;
 mod recorder;
 
+use std::collections::VecDeque;
 use std::path::Path;
 
 pub use audit::Audit;
@@ -35,7 +36,12 @@ use crate::quad_heap::QuadHeap;
 use crate::scenario::{Res, Scenario, Spare, TenantId, MAX_RESOURCES};
 use crate::time::Time;
 use crate::workload::stream::Source;
+use crate::workload::Arrival;
 use recorder::Recorder;
+
+/// Arrivals read ahead of the clock (see [`Engine::read_ahead`]): enough for
+/// the prefetches of a burst of arrivals at one instant to overlap.
+const READ_AHEAD: usize = 8;
 
 /// Capacity of the pool as a resource vector (workers are counted separately).
 fn capacity(sc: &Scenario) -> Res {
@@ -158,20 +164,23 @@ impl<'s> Engine<'s> {
     }
 
     fn simulate(&mut self, source: &mut dyn Source) -> Result<RunStats> {
-        let mut next = source.next_arrival();
+        // The next arrivals, read ahead so that the memory of each one's
+        // tenant is warmed (prefetched) while the ones before it are handled.
+        let mut ahead: VecDeque<Arrival> = VecDeque::with_capacity(READ_AHEAD);
+        self.read_ahead(source, &mut ahead);
         let mut events: u64 = 0;
         loop {
             // plain u64 minimum (Time::MAX = none): `[..].into_iter().flatten().min()`
             // compiled to a store-forwarding stall that took ~10% of the run
             let t_done = self.running.peek().map_or(Time::MAX, Attempt::finish);
-            let t_arr = next.as_ref().map_or(Time::MAX, |a| a.time);
+            let t_arr = ahead.front().map_or(Time::MAX, |a| a.time);
             let t_wake = if self.queued_total > 0 {
                 self.policy.next_wakeup().unwrap_or(Time::MAX)
             } else {
                 Time::MAX
             };
             let t = t_done.min(t_arr).min(t_wake);
-            if t == Time::MAX && self.running.is_empty() && next.is_none() {
+            if t == Time::MAX && self.running.is_empty() && ahead.is_empty() {
                 break;
             }
             debug_assert!(t >= self.now, "time went backwards");
@@ -190,18 +199,12 @@ impl<'s> Engine<'s> {
             if self.rec.tick_end() == t {
                 self.rec.close_tick(self.sc, &self.loads, &self.jobs, self.free_workers)?;
             }
-            while let Some(a) = next.as_ref() {
-                if a.time != t {
-                    break;
-                }
-                let job = Job::from_arrival(self.next_seq, a);
+            while ahead.front().is_some_and(|a| a.time == t) {
+                let a = ahead.pop_front().expect("checked above");
+                let job = Job::from_arrival(self.next_seq, &a);
                 self.next_seq += 1;
                 self.arrive(job);
-                next = source.next_arrival();
-                if let Some(a) = next.as_ref() {
-                    self.warm_tenant(a.tenant);
-                    self.policy.warm_tenant(a.tenant);
-                }
+                self.read_ahead(source, &mut ahead);
             }
             self.dispatch()?;
             events += 1;
@@ -222,6 +225,18 @@ impl<'s> Engine<'s> {
         }
         let rec = std::mem::replace(&mut self.rec, Recorder::new(self.sc, None)?);
         rec.finish(&self.loads)
+    }
+
+    /// Fills `ahead` up to [`READ_AHEAD`] arrivals from `source`, warming
+    /// what each one's arrival will touch. The stream does not depend on the
+    /// simulation, so reading it early changes nothing but the cache.
+    fn read_ahead(&self, source: &mut dyn Source, ahead: &mut VecDeque<Arrival>) {
+        while ahead.len() < READ_AHEAD {
+            let Some(a) = source.next_arrival() else { break };
+            self.warm_tenant(a.tenant);
+            self.policy.warm_tenant(a.tenant);
+            ahead.push_back(a);
+        }
     }
 
     /// Prefetches what the next event of `tenant` touches: its load and
