@@ -89,20 +89,21 @@ fn load_policies(name: &str) -> scenario::Scenario {
     sc
 }
 
-/// Simulates every policy of `name` once without logs; returns (label, jobs, wall s, cpu s, mean wait s).
+/// Simulates one policy of `sc` once without logs; returns (label, jobs, wall s, cpu s, mean wait s).
+fn simulate_one(sc: &scenario::Scenario, spec: &scenario::PolicySpec) -> (String, u64, f64, f64, f64) {
+    let (t0, c0) = (Instant::now(), cpu_secs());
+    let stats = run::simulate(sc, spec, None, None, false).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(1)
+    });
+    let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu_secs() - c0);
+    let wait = stats.all.wait_mean().unwrap_or(0.0) / 1e6;
+    (spec.label.clone(), stats.all.jobs, wall, cpu, wait)
+}
+
+/// Simulates every policy of `sc` once without logs (see [`simulate_one`]).
 fn simulate_once(sc: &scenario::Scenario) -> Vec<(String, u64, f64, f64, f64)> {
-    let mut out = Vec::new();
-    for spec in &sc.policies {
-        let (t0, c0) = (Instant::now(), cpu_secs());
-        let stats = run::simulate(sc, spec, None, None, false).unwrap_or_else(|e| {
-            eprintln!("{e}");
-            std::process::exit(1)
-        });
-        let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu_secs() - c0);
-        let wait = stats.all.wait_mean().unwrap_or(0.0) / 1e6;
-        out.push((spec.label.clone(), stats.all.jobs, wall, cpu, wait));
-    }
-    out
+    sc.policies.iter().map(|spec| simulate_one(sc, spec)).collect()
 }
 
 /// Keeps the best (lowest) wall and CPU time of each policy across rounds.
@@ -206,18 +207,30 @@ fn scaling() {
         "## scaling: CPU per job with 100 vs 100,000 backlogged tenants (64 workers, logs off; best of {})",
         repeat()
     );
-    println!("| policy | 100 tenants ns/job | 100,000 tenants ns/job | ratio |");
-    println!("|---|---:|---:|---:|");
-    // alternate the two sizes so both see the same moments of the machine
+    println!("| policy | 100 tenants ns/job | 100,000 tenants ns/job | ratio of the bests | paired ratios: median (range) |");
+    println!("|---|---:|---:|---:|---|");
+    // Each round runs a policy at 100 tenants and right after at 100,000,
+    // so the two runs of a pair see nearly the same moment of the machine;
+    // the median of the pairs' ratios is the figure least moved by a slow
+    // minute on one side only.
     let (a, b) = (load_policies("active-100.yaml"), load_policies("active-100k.yaml"));
-    let (mut small, mut large) = (Vec::new(), Vec::new());
+    let ns = |r: &(String, u64, f64, f64, f64)| r.3 * 1e9 / r.1 as f64;
+    let mut rows: Vec<(String, f64, f64, Vec<f64>)> =
+        a.policies.iter().map(|p| (p.label.clone(), f64::INFINITY, f64::INFINITY, Vec::new())).collect();
     for _ in 0..repeat() {
-        keep_best(&mut small, simulate_once(&a));
-        keep_best(&mut large, simulate_once(&b));
+        for (i, row) in rows.iter_mut().enumerate() {
+            let small = ns(&simulate_one(&a, &a.policies[i]));
+            let large = ns(&simulate_one(&b, &b.policies[i]));
+            row.1 = row.1.min(small);
+            row.2 = row.2.min(large);
+            row.3.push(large / small);
+        }
     }
-    for (a, b) in small.iter().zip(&large) {
-        let (na, nb) = (a.3 * 1e9 / a.1 as f64, b.3 * 1e9 / b.1 as f64);
-        println!("| {} | {na:.0} | {nb:.0} | {:.2}x |", a.0, nb / na);
+    for (label, small, large, mut ratios) in rows {
+        ratios.sort_by(f64::total_cmp);
+        let median = ratios[ratios.len() / 2];
+        let (lo, hi) = (ratios[0], ratios[ratios.len() - 1]);
+        println!("| {label} | {small:.0} | {large:.0} | {:.2}x | {median:.2}x ({lo:.2}–{hi:.2}) |", large / small);
     }
     println!();
 }
