@@ -230,7 +230,10 @@ fn scaling() {
         ratios.sort_by(f64::total_cmp);
         let median = ratios[ratios.len() / 2];
         let (lo, hi) = (ratios[0], ratios[ratios.len() - 1]);
-        println!("| {label} | {small:.0} | {large:.0} | {:.2}x | {median:.2}x ({lo:.2}–{hi:.2}) |", large / small);
+        println!(
+            "| {label} | {small:.0} | {large:.0} | {:.2}x | {median:.2}x ({lo:.2}–{hi:.2}) |",
+            large / small
+        );
     }
     println!();
 }

@@ -213,6 +213,9 @@ impl Policy for Drr {
 
     fn next_hint(&self) -> Option<(Slot, TenantId)> {
         let &f = self.active.front()?;
+        // the visit adds the flow's quantum to its deficit
+        crate::prefetch::prefetch(&self.quantum[f as usize]);
+        crate::prefetch::prefetch(&self.deficit[f as usize]);
         let slot = self.flows.hint(f, self.active.get(1).copied(), self.active.get(2).copied())?;
         Some((slot, f))
     }
