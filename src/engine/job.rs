@@ -111,6 +111,12 @@ impl JobTable {
         self.free.push(slot);
     }
 
+    /// The job in `slot`, or `None` for a slot never used (for hints, which
+    /// may be stale and must not panic).
+    pub fn try_get(&self, slot: Slot) -> Option<&Job> {
+        self.jobs.get(slot as usize)
+    }
+
     pub fn get(&self, slot: Slot) -> &Job {
         &self.jobs[slot as usize]
     }

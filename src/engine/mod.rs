@@ -307,7 +307,9 @@ impl<'s> Engine<'s> {
                 Some(slot) => {
                     self.start(slot);
                     if let Some((slot, tenant)) = self.policy.next_hint() {
-                        prefetch(self.jobs.get(slot));
+                        if let Some(job) = self.jobs.try_get(slot) {
+                            prefetch(job);
+                        }
                         self.warm_tenant(tenant);
                     }
                 }

@@ -251,3 +251,47 @@ pub fn build(spec: &PolicySpec, scenario: &Scenario) -> Result<Box<dyn Policy>, 
     let info = find(&spec.kind).ok_or_else(|| format!("unknown policy `{}`", spec.kind))?;
     (info.build)(spec, scenario)
 }
+
+#[cfg(test)]
+mod hint_tests {
+    use super::testkit::Kit;
+    use crate::scenario::load_str;
+    use std::path::Path;
+
+    /// Picks everything and counts how often `next_hint` named the job the
+    /// pick then proposed (slot and tenant), and how often it had no guess.
+    fn hits_and_misses(policy: &str) -> (usize, usize, usize) {
+        // A (weight 3) 6 jobs, B (2) 4, C (1) 2, all at t = 0, no caps:
+        // nothing arrives or is refused between a hint and its pick.
+        let yaml = format!(
+            "workers: 99\ntenants:\n  A: {{weight: 3}}\n  B: {{weight: 2}}\n  C: {{weight: 1}}\nworkload:\n  - {{tenant: A, count: 6, service: 1s}}\n  - {{tenant: B, count: 4, service: 1s}}\n  - {{tenant: C, count: 2, service: 1s}}\npolicies: [{policy}]\n"
+        );
+        let sc = load_str(&yaml, Path::new("t.yaml")).expect("valid scenario");
+        let mut kit = Kit::new(&sc);
+        kit.push_all();
+        let (mut hit, mut none, mut wrong) = (0, 0, 0);
+        loop {
+            let hint = kit.policy.next_hint();
+            let Some(slot) = kit.pick() else { break };
+            match hint {
+                Some(h) if h == (slot, kit.jobs.get(slot).tenant) => hit += 1,
+                Some(_) => wrong += 1,
+                None => none += 1,
+            }
+        }
+        (hit, none, wrong)
+    }
+
+    #[test]
+    fn hints_name_the_next_pick_when_nothing_happens_in_between() {
+        // fifo, drr and wfq know their next job before every pick: 12 of 12.
+        for p in ["fifo", "drr", "wfq"] {
+            assert_eq!(hits_and_misses(p), (12, 0, 0), "{p}");
+        }
+        // round_robin merges newcomers into its rotation at the start of a
+        // pick, so before the first pick it has no guess: 11 of 12.
+        assert_eq!(hits_and_misses("round_robin"), (11, 1, 0));
+        // a policy without hints guesses nothing
+        assert_eq!(hits_and_misses("lottery"), (0, 12, 0));
+    }
+}
