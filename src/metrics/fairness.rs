@@ -248,10 +248,15 @@ impl ServiceWindows {
         self.claimants.iter().map(|c| c.entitled_total).collect()
     }
 
-    /// Prefetches claimant `m`'s record (see [`crate::prefetch`]).
+    /// Prefetches claimant `m`'s record and its idle-heap version, which
+    /// its next event updates when it leaves the idle set (see
+    /// [`crate::prefetch`]).
     pub fn warm(&self, m: usize) {
         if let Some(c) = self.claimants.get(m) {
             crate::prefetch::prefetch(c);
+        }
+        if let Some(g) = self.idle_gen.get(m) {
+            crate::prefetch::prefetch(g);
         }
     }
 
