@@ -15,5 +15,7 @@ pub mod prefetch;
 pub mod quad_heap;
 pub mod run;
 pub mod scenario;
+#[cfg(test)]
+mod test_rng;
 pub mod time;
 pub mod workload;

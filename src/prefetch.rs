@@ -21,6 +21,15 @@ pub fn prefetch<T>(x: &T) {
     }
 }
 
+/// [`prefetch`]es `v[i]`; nothing when `i` is out of range (hints may be
+/// stale and must never panic).
+#[inline(always)]
+pub fn prefetch_item<T>(v: &[T], i: usize) {
+    if let Some(x) = v.get(i) {
+        prefetch(x);
+    }
+}
+
 #[inline(always)]
 fn line(p: *const u8) {
     #[cfg(target_arch = "x86_64")]

@@ -133,16 +133,9 @@ impl<T: Ord + Copy> Extend<T> for QuadHeap<T> {
 mod tests {
     use super::*;
 
-    /// xorshift, so the test needs no RNG crate and is the same on every run.
-    fn values(n: usize, mut s: u64, modulo: u64) -> Vec<u64> {
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                s % modulo
-            })
-            .collect()
+    fn values(n: usize, seed: u64, modulo: u64) -> Vec<u64> {
+        let mut next = crate::test_rng::xorshift(seed);
+        (0..n).map(|_| next(modulo)).collect()
     }
 
     #[test]

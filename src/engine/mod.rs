@@ -31,7 +31,7 @@ pub use recorder::RunStats;
 
 use crate::error::Result;
 use crate::policy::Policy;
-use crate::prefetch::prefetch;
+use crate::prefetch::{prefetch, prefetch_item};
 use crate::quad_heap::QuadHeap;
 use crate::scenario::{Res, Scenario, Spare, TenantId, MAX_RESOURCES};
 use crate::time::Time;
@@ -242,9 +242,7 @@ impl<'s> Engine<'s> {
     /// Prefetches what the next event of `tenant` touches: its load and
     /// its fairness record (see [`crate::prefetch`]).
     fn warm_tenant(&self, tenant: TenantId) {
-        if let Some(l) = self.loads.get(tenant as usize) {
-            prefetch(l);
-        }
+        prefetch_item(&self.loads, tenant as usize);
         self.rec.warm_tenant(tenant);
     }
 

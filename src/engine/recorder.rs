@@ -193,8 +193,8 @@ impl Recorder {
         if queued == 1 {
             self.set_waiting(job.tenant, true);
         }
-        self.fair_tenants.on_queued(job.tenant as usize, job.service, job.ready);
-        self.fair_classes.on_queued(job.class as usize, job.service, job.ready);
+        self.fair_tenants.on_queued(job.tenant as usize, job.service);
+        self.fair_classes.on_queued(job.class as usize, job.service);
         self.class_queued[job.class as usize] += 1;
         if self.logging() {
             self.oldest[job.tenant as usize].push_back((job.seq, slot, job.ready));
@@ -300,8 +300,8 @@ impl Recorder {
         if job.state == JobState::Queued && outcome == Outcome::Expired {
             // dropped from the queue without starting: no longer claimable demand
             // (a rejected job was never queued, so it is not counted here)
-            self.fair_tenants.on_dropped(job.tenant as usize, job.service, now);
-            self.fair_classes.on_dropped(job.class as usize, job.service, now);
+            self.fair_tenants.on_dropped(job.tenant as usize, job.service);
+            self.fair_classes.on_dropped(job.class as usize, job.service);
             self.class_queued[job.class as usize] = self.class_queued[job.class as usize].saturating_sub(1);
         }
         if outcome == Outcome::Completed {

@@ -18,6 +18,7 @@
 //! by their demand (a few O(a) rounds, at worst an O(a log a) sort); backlogged claimants with nothing happening are kept
 //! aggregated (see [`ServiceWindows`]), so nothing scans the population.
 
+use crate::prefetch::prefetch_item;
 use crate::quad_heap::QuadHeap;
 use crate::time::Time;
 
@@ -252,12 +253,8 @@ impl ServiceWindows {
     /// its next event updates when it leaves the idle set (see
     /// [`crate::prefetch`]).
     pub fn warm(&self, m: usize) {
-        if let Some(c) = self.claimants.get(m) {
-            crate::prefetch::prefetch(c);
-        }
-        if let Some(g) = self.idle_gen.get(m) {
-            crate::prefetch::prefetch(g);
-        }
+        prefetch_item(&self.claimants, m);
+        prefetch_item(&self.idle_gen, m);
     }
 
     /// Demand of an idle claimant (received 0) in a window of `len`; the same
@@ -364,8 +361,8 @@ impl ServiceWindows {
         }
     }
 
-    /// A job of `m` needing `service` became claimable at `now`.
-    pub fn on_queued(&mut self, m: usize, service: Time, _now: Time) {
+    /// A job of `m` needing `service` became claimable.
+    pub fn on_queued(&mut self, m: usize, service: Time) {
         self.join(m);
         let c = &mut self.claimants[m];
         c.queued += 1;
@@ -384,8 +381,8 @@ impl ServiceWindows {
     }
 
     /// A claimable job of `m` left the queue without starting (expired or
-    /// dropped by admission control at `now`).
-    pub fn on_dropped(&mut self, m: usize, service: Time, _now: Time) {
+    /// dropped by admission control).
+    pub fn on_dropped(&mut self, m: usize, service: Time) {
         self.join(m);
         let c = &mut self.claimants[m];
         c.queued = c.queued.saturating_sub(1);
@@ -398,6 +395,20 @@ impl ServiceWindows {
         let c = &mut self.claimants[m];
         c.credit = c.credit.wrapping_add(now);
         c.running -= 1;
+    }
+
+    /// Satisfies open member `i` (an index into `members`) at its demand when
+    /// that fits under the level `at`, taking it out of `left` and `wsum`.
+    /// False when it does not fit; the caller takes it out of `sc.open`.
+    fn satisfy_member(&self, sc: &mut Scratch, i: usize, at: f64, left: &mut f64, wsum: &mut i128) -> bool {
+        let weight = self.claimants[self.members[i] as usize].weight;
+        let fits = sc.demand[i] <= at * weight;
+        if fits {
+            sc.ent[i] = sc.demand[i];
+            *left -= sc.demand[i];
+            *wsum -= weight_fixed(weight);
+        }
+        fits
     }
 
     /// Caps the idle claimant with the least demand per weight at its demand
@@ -451,16 +462,11 @@ impl ServiceWindows {
             let at = left / (wsum as f64 / WEIGHT_SCALE);
             if member_first {
                 let i = sc.open[next_open].1 as usize;
-                let m = self.members[i] as usize;
-                if sc.demand[i] <= at * self.claimants[m].weight {
-                    sc.ent[i] = sc.demand[i];
-                    left -= sc.demand[i];
-                    wsum -= weight_fixed(self.claimants[m].weight);
-                    next_open += 1;
-                } else {
+                if !self.satisfy_member(sc, i, at, &mut left, &mut wsum) {
                     level = Some(at);
                     break;
                 }
+                next_open += 1;
             } else if !self.cap_idle_top(sc, at, len, &mut left, &mut wsum) {
                 level = Some(at);
                 break;
@@ -529,11 +535,7 @@ impl ServiceWindows {
             let mut k = 0;
             while k < sc.open.len() {
                 let i = sc.open[k].1 as usize;
-                let m = self.members[i] as usize;
-                if sc.demand[i] <= at * self.claimants[m].weight {
-                    sc.ent[i] = sc.demand[i];
-                    left -= sc.demand[i];
-                    wsum -= weight_fixed(self.claimants[m].weight);
+                if self.satisfy_member(&mut sc, i, at, &mut left, &mut wsum) {
                     sc.open.swap_remove(k);
                 } else {
                     k += 1;
@@ -662,9 +664,9 @@ mod tests {
         // water-fill of 20 over demands 20 and 1 at equal weight: B gets 1, A 19.
         // x = (20/19, 0): J = (20/19)^2 / (2 (20/19)^2) = 1/2.
         let mut w = ServiceWindows::new(vec![1.0, 1.0], vec![2, 2]);
-        w.on_queued(0, 10 * S, 0);
-        w.on_queued(0, 10 * S, 0);
-        w.on_queued(1, S, 0);
+        w.on_queued(0, 10 * S);
+        w.on_queued(0, 10 * S);
+        w.on_queued(1, S);
         w.on_start(0, 10 * S, 0);
         w.on_start(0, 10 * S, 0);
         let r = w.close(10 * S, 10 * S);
@@ -680,10 +682,10 @@ mod tests {
         // each have a 5s job claimable. received (10, 0, 0, 0); demands (10, 5, 5, 5);
         // water-fill 10 at equal weights: level 2.5 each. x = (4, 0, 0, 0): J = 1/4.
         let mut w = ServiceWindows::new(vec![1.0; 4], vec![1; 4]);
-        w.on_queued(0, 10 * S, 0);
+        w.on_queued(0, 10 * S);
         w.on_start(0, 10 * S, 0);
         for m in 1..4 {
-            w.on_queued(m, 5 * S, 0);
+            w.on_queued(m, 5 * S);
         }
         let r = w.close(10 * S, 10 * S);
         assert_eq!(r.backlogged, 4);
@@ -696,9 +698,9 @@ mod tests {
         // window and has more queued; B runs one job all window. Each received
         // 10 = half the 20 delivered: entitlements 10 and 10, x = (1, 1), J = 1.
         let mut w = ServiceWindows::new(vec![1.0, 1.0], vec![2, 2]);
-        w.on_queued(0, 30 * S, 0);
-        w.on_queued(0, 30 * S, 0);
-        w.on_queued(1, 30 * S, 0);
+        w.on_queued(0, 30 * S);
+        w.on_queued(0, 30 * S);
+        w.on_queued(1, 30 * S);
         w.on_start(0, 30 * S, 0);
         w.on_start(1, 30 * S, 0);
         let r = w.close(10 * S, 10 * S);
@@ -720,8 +722,8 @@ mod tests {
         // Entitlements 15 and 5; x = (10/15, 10/5) = (2/3, 2); J = (8/3)^2 / (2 (4/9 + 4)) = 0.8.
         let mut w = ServiceWindows::new(vec![3.0, 1.0], vec![2, 2]);
         for m in 0..2 {
-            w.on_queued(m, 100 * S, 0);
-            w.on_queued(m, 100 * S, 0);
+            w.on_queued(m, 100 * S);
+            w.on_queued(m, 100 * S);
             w.on_start(m, 100 * S, 0);
         }
         let r = w.close(10 * S, 10 * S);
@@ -737,10 +739,10 @@ mod tests {
         // capped at 1, A gets 9. x = (10/9, 0): J = 1/2 (one of two served).
         // Totals: A entitled 9 + 9, B 1 + 1 (same split in window 1).
         let mut w = ServiceWindows::new(vec![1.0, 1.0], vec![1, 1]);
-        w.on_queued(0, 100 * S, 0);
-        w.on_queued(0, 100 * S, 0);
+        w.on_queued(0, 100 * S);
+        w.on_queued(0, 100 * S);
         w.on_start(0, 100 * S, 0);
-        w.on_queued(1, S, 0);
+        w.on_queued(1, S);
         let r = w.close(10 * S, 10 * S);
         assert!((r.jain.unwrap() - 0.5).abs() < 1e-12, "{r:?}");
         let r = w.close(20 * S, 10 * S);
@@ -764,10 +766,10 @@ mod tests {
         // nobody capped (10 > 2, 10 > 2, 10 > 6): entitlements 2, 2, 6 per window.
         // x = (10/2, 0, 0): J = 1/3 each window. Totals over 3 windows: 6, 6, 18.
         let mut w = ServiceWindows::new(vec![1.0, 1.0, 3.0], vec![1, 1, 1]);
-        w.on_queued(0, 1000 * S, 0);
+        w.on_queued(0, 1000 * S);
         w.on_start(0, 1000 * S, 0);
-        w.on_queued(1, 1000 * S, 0);
-        w.on_queued(2, 1000 * S, 0);
+        w.on_queued(1, 1000 * S);
+        w.on_queued(2, 1000 * S);
         for k in 1..=3 {
             let r = w.close(k * 10 * S, 10 * S);
             // window 1: A's job was claimable at 0, so A, B, C; later only B and C
@@ -879,13 +881,7 @@ mod tests {
         // accountings; most claimants are idle in most windows, some have tiny
         // queued work so idle ones get capped. Expected numbers come from the
         // plain O(members) computation above, independent of the idle set.
-        let mut rng: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move |k: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % k
-        };
+        let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut windows_with_jain = 0;
         for case in 0..300 {
             let n = 2 + next(30) as usize;
@@ -909,7 +905,7 @@ mod tests {
                         0 => {
                             let service = if next(3) == 0 { 1 + next(S / 10) } else { 1 + next(40 * S) };
                             queue[m].push(service);
-                            fast.on_queued(m, service, now);
+                            fast.on_queued(m, service);
                             plain.join(m, now);
                             plain.queued[m] += 1;
                             plain.queued_work[m] += service as u128;
@@ -934,7 +930,7 @@ mod tests {
                         }
                         3 if !queue[m].is_empty() => {
                             let service = queue[m].pop().unwrap_or(0);
-                            fast.on_dropped(m, service, now);
+                            fast.on_dropped(m, service);
                             plain.join(m, now);
                             plain.queued[m] -= 1;
                             plain.queued_work[m] -= service as u128;

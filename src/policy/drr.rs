@@ -41,6 +41,7 @@ use std::collections::VecDeque;
 use super::flows::{self, Cost, FlowId, FlowQueues, Take, UNITS_PER_JOB};
 use super::Policy;
 use crate::engine::{Gate, Job, JobTable, Skip, Slot};
+use crate::prefetch::prefetch_item;
 use crate::scenario::{ArrivalSpec, PolicySpec, Scenario, ServiceSpec, TenantId};
 use crate::time::{to_secs_f64, Time, SECOND};
 
@@ -214,8 +215,8 @@ impl Policy for Drr {
     fn next_hint(&self) -> Option<(Slot, TenantId)> {
         let &f = self.active.front()?;
         // the visit adds the flow's quantum to its deficit
-        crate::prefetch::prefetch(&self.quantum[f as usize]);
-        crate::prefetch::prefetch(&self.deficit[f as usize]);
+        prefetch_item(&self.quantum, f as usize);
+        prefetch_item(&self.deficit, f as usize);
         let slot = self.flows.hint(f, self.active.get(1).copied(), self.active.get(2).copied())?;
         Some((slot, f))
     }

@@ -16,6 +16,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::engine::{Gate, Job, JobTable, Slot};
+use crate::prefetch::{prefetch, prefetch_item};
 use crate::quad_heap::QuadHeap;
 use crate::scenario::{PolicyParams, Scenario, TenantId};
 use crate::time::SECOND;
@@ -251,12 +252,11 @@ impl FlowQueues {
         }
     }
 
-    /// Prefetches the queue a push of `job`'s flow touches (flows of tenants).
+    /// Prefetches the queue a push of a job of `tenant` touches (flows of
+    /// tenants; with flows of classes, the few class queues stay in cache).
     pub fn warm(&self, tenant: TenantId) {
         if self.over == Over::Tenant {
-            if let Some(q) = self.tenants.get(tenant as usize) {
-                crate::prefetch::prefetch(q);
-            }
+            prefetch_item(&self.tenants, tenant as usize);
         }
     }
 
@@ -268,11 +268,11 @@ impl FlowQueues {
         if self.over != Over::Tenant {
             return None;
         }
-        if let Some(q) = after.and_then(|a| self.tenants.get(a as usize)) {
-            crate::prefetch::prefetch(q);
+        if let Some(a) = after {
+            prefetch_item(&self.tenants, a as usize);
         }
         if let Some(front) = then.and_then(|t| self.tenants.get(t as usize)).and_then(|q| q.front()) {
-            crate::prefetch::prefetch(front);
+            prefetch(front);
         }
         self.tenants.get(f as usize)?.front().copied()
     }

@@ -13,6 +13,7 @@
 use std::collections::VecDeque;
 
 use crate::engine::{Gate, JobTable, Slot};
+use crate::prefetch::prefetch_item;
 use crate::quad_heap::QuadHeap;
 use crate::scenario::TenantId;
 
@@ -188,13 +189,9 @@ impl<K: Ord + Copy> KeyedQueue<K> {
         None
     }
 
-    /// Sets a tenant aside (the gate refused it elsewhere) until
-    /// [`KeyedQueue::unpark`]; its stale head entry is dropped lazily.
     /// Prefetches the queue a push for `tenant` touches.
     pub fn warm(&self, tenant: TenantId) {
-        if let Some(tq) = self.tenants.get(tenant as usize) {
-            crate::prefetch::prefetch(tq);
-        }
+        prefetch_item(&self.tenants, tenant as usize);
     }
 
     /// The job at the top of the tenant heap and its tenant, perhaps from a
@@ -202,12 +199,12 @@ impl<K: Ord + Copy> KeyedQueue<K> {
     /// the tenant's queue, which `pick` reads to check the entry.
     pub fn hint(&self) -> Option<(Slot, TenantId)> {
         let &(_, _, tenant, slot) = self.heads.peek()?;
-        if let Some(tq) = self.tenants.get(tenant as usize) {
-            crate::prefetch::prefetch(tq);
-        }
+        prefetch_item(&self.tenants, tenant as usize);
         Some((slot, tenant))
     }
 
+    /// Sets a tenant aside (the gate refused it elsewhere) until
+    /// [`KeyedQueue::unpark`]; its stale head entry is dropped lazily.
     pub fn park(&mut self, tenant: TenantId) {
         let tq = &mut self.tenants[tenant as usize];
         tq.parked = true;
@@ -223,13 +220,7 @@ mod tests {
     fn run_queue_pops_in_key_order_for_in_order_and_shuffled_pushes() {
         // runs of increasing keys broken by smaller ones, interleaved with
         // pops; the reference is a sorted list of what is inside
-        let mut s: u64 = 7;
-        let mut next = move |k: u64| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s % k
-        };
+        let mut next = crate::test_rng::xorshift(7);
         let mut jobs = RunQueue::new();
         let mut inside: Vec<(u64, u64, Slot)> = Vec::new();
         let mut key = 0u64;

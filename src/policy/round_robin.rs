@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 
 use super::Policy;
 use crate::engine::{Gate, Job, JobTable, Slot};
+use crate::prefetch::{prefetch, prefetch_item};
 use crate::scenario::{PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
@@ -88,21 +89,19 @@ impl Policy for RoundRobin {
     fn next_hint(&self) -> Option<(Slot, TenantId)> {
         // the member after next is read by the next hint: start loading it
         if let Some(&t) = self.rotation.get(1) {
-            crate::prefetch::prefetch(&self.members[t as usize]);
+            prefetch_item(&self.members, t as usize);
         }
         let &t = self.rotation.front()?;
         let m = &self.members[t as usize];
         // picking it moves its next job out of `more` into `first`
         if let Some(next) = m.more.front() {
-            crate::prefetch::prefetch(next);
+            prefetch(next);
         }
         m.front().map(|slot| (slot, t))
     }
 
     fn warm_tenant(&self, tenant: TenantId) {
-        if let Some(m) = self.members.get(tenant as usize) {
-            crate::prefetch::prefetch(m);
-        }
+        prefetch_item(&self.members, tenant as usize);
     }
 
     fn push(&mut self, job: &Job, slot: Slot, _now: Time) {

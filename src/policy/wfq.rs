@@ -32,6 +32,7 @@
 use super::flows::{self, Cost, FlowId, OrdF64};
 use super::{KeyedQueue, Policy};
 use crate::engine::{Gate, Job, JobTable, Slot};
+use crate::prefetch::prefetch_item;
 use crate::scenario::{PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
@@ -100,18 +101,14 @@ impl Policy for Wfq {
     fn warm_tenant(&self, tenant: TenantId) {
         // flows of classes are few and stay in the cache
         if self.over == flows::Over::Tenant {
-            if let Some(tag) = self.last_tag.get(tenant as usize) {
-                crate::prefetch::prefetch(tag);
-            }
+            prefetch_item(&self.last_tag, tenant as usize);
         }
         self.queue.warm(tenant);
     }
 
     fn next_hint(&self) -> Option<(Slot, TenantId)> {
         let (slot, tenant) = self.queue.hint()?;
-        if let Some(tag) = self.tag_of.get(slot as usize) {
-            crate::prefetch::prefetch(tag);
-        }
+        prefetch_item(&self.tag_of, slot as usize);
         Some((slot, tenant))
     }
 }
