@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod engine;
 pub mod error;
+pub mod huge_pages;
 pub mod metrics;
 pub mod output;
 pub mod policy;

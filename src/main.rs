@@ -1,5 +1,9 @@
 use clap::Parser;
 
+/// Large blocks get transparent huge pages (see `fairsim::huge_pages`).
+#[global_allocator]
+static ALLOC: fairsim::huge_pages::HugePageAlloc = fairsim::huge_pages::HugePageAlloc;
+
 fn main() {
     let cli = match fairsim::cli::Cli::try_parse() {
         Ok(c) => c,

@@ -30,6 +30,10 @@ use std::time::Instant;
 use fairsim::run::{self, Logs, RunOptions};
 use fairsim::scenario;
 
+/// The same allocator as `fairsim` itself, so the figures are the binary's.
+#[global_allocator]
+static ALLOC: fairsim::huge_pages::HugePageAlloc = fairsim::huge_pages::HugePageAlloc;
+
 /// CPU time of the calling thread, in seconds (Linux `schedstat`; 0 elsewhere).
 fn cpu_secs() -> f64 {
     std::fs::read_to_string("/proc/thread-self/schedstat")
