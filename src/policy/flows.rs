@@ -15,8 +15,9 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, VecDeque};
 
+use super::slot_list::{SlotLinks, SlotList};
 use crate::engine::{Gate, Job, JobTable, Slot};
-use crate::prefetch::{prefetch, prefetch_item};
+use crate::prefetch::prefetch_item;
 use crate::quad_heap::QuadHeap;
 use crate::scenario::{PolicyParams, Scenario, TenantId};
 use crate::time::SECOND;
@@ -179,8 +180,9 @@ impl ClassQueue {
 pub struct FlowQueues {
     over: Over,
     parked: Vec<bool>,
-    /// `over: tenant`: each tenant's jobs in arrival order.
-    tenants: Vec<VecDeque<Slot>>,
+    /// `over: tenant`: each tenant's jobs in arrival order, linked through `links`.
+    tenants: Vec<SlotList>,
+    links: SlotLinks,
     /// `over: class`.
     classes: Vec<ClassQueue>,
     /// Arrival order of pushes (pushes happen in time order).
@@ -194,13 +196,14 @@ impl FlowQueues {
             over,
             parked: vec![false; n],
             tenants: match over {
-                Over::Tenant => vec![VecDeque::new(); n],
+                Over::Tenant => vec![SlotList::default(); n],
                 Over::Class => Vec::new(),
             },
             classes: match over {
                 Over::Tenant => Vec::new(),
                 Over::Class => (0..sc.classes.len()).map(|_| ClassQueue::default()).collect(),
             },
+            links: SlotLinks::new(),
             next_order: 0,
         }
     }
@@ -217,7 +220,7 @@ impl FlowQueues {
     pub fn push(&mut self, job: &Job, slot: Slot) -> FlowId {
         let f = self.flow_of(job);
         match self.over {
-            Over::Tenant => self.tenants[f as usize].push_back(slot),
+            Over::Tenant => self.links.push_back(&mut self.tenants[f as usize], slot),
             Over::Class => {
                 let order = self.next_order;
                 self.next_order += 1;
@@ -261,9 +264,9 @@ impl FlowQueues {
     }
 
     /// The slot of the flow's oldest job, for a hint (flows of tenants only;
-    /// `None` for classes). Prefetches the queues of the two flows the hints
-    /// after this one will read, `then` (its jobs) and `after` (its queue
-    /// header), so that each hint finds its own in the cache.
+    /// `None` for classes). Prefetches for the two flows the hints after this
+    /// one will read: `after`'s list ends, and the link that taking `then`'s
+    /// front job reads, so that each step finds its data in the cache.
     pub fn hint(&self, f: FlowId, then: Option<FlowId>, after: Option<FlowId>) -> Option<Slot> {
         if self.over != Over::Tenant {
             return None;
@@ -272,9 +275,9 @@ impl FlowQueues {
             prefetch_item(&self.tenants, a as usize);
         }
         if let Some(front) = then.and_then(|t| self.tenants.get(t as usize)).and_then(|q| q.front()) {
-            prefetch(front);
+            self.links.warm(front);
         }
-        self.tenants.get(f as usize)?.front().copied()
+        self.tenants.get(f as usize)?.front()
     }
 
     /// Offers the flow's next job to the gate: the tenant's oldest job, or for
@@ -284,14 +287,14 @@ impl FlowQueues {
         match self.over {
             Over::Tenant => {
                 let t = f as usize;
-                let Some(&slot) = self.tenants[t].front() else {
+                let Some(slot) = self.tenants[t].front() else {
                     return Take::Empty;
                 };
                 if self.parked[t] {
                     return Take::Blocked;
                 }
                 if gate.admit(jobs.get(slot)) {
-                    self.tenants[t].pop_front();
+                    self.links.pop_front(&mut self.tenants[t]);
                     Take::Started(slot)
                 } else {
                     self.parked[t] = true;

@@ -21,6 +21,7 @@ mod priority;
 mod reserve;
 mod round_robin;
 mod share;
+mod slot_list;
 #[cfg(test)]
 mod testkit;
 mod wfq;

@@ -5,51 +5,29 @@
 
 use std::collections::VecDeque;
 
+use super::slot_list::{SlotLinks, SlotList};
 use super::Policy;
 use crate::engine::{Gate, Job, JobTable, Slot};
-use crate::prefetch::{prefetch, prefetch_item};
+use crate::prefetch::prefetch_item;
 use crate::scenario::{PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
-/// One tenant's place in the rotation and its jobs in arrival order, in one
-/// cache line: the first job inline (most tenants hold zero or one at a
-/// time) and the rest in a deque. One struct instead of parallel arrays, as
-/// with 100,000 tenants every array touched per job is a cache miss.
+/// One tenant's place in the rotation and the ends of its job list, in 16
+/// bytes. One struct instead of parallel arrays, as with 100,000 tenants
+/// every array touched per job is a cache miss.
 #[derive(Debug, Clone, Default)]
-#[repr(align(64))]
 struct Member {
-    first: Option<Slot>,
-    more: VecDeque<Slot>,
+    jobs: SlotList,
     /// Position in the configured rotation order.
     rank: u32,
     in_rotation: bool,
     parked: bool,
 }
 
-impl Member {
-    fn front(&self) -> Option<Slot> {
-        self.first
-    }
-
-    fn push(&mut self, slot: Slot) {
-        if self.first.is_none() {
-            self.first = Some(slot);
-        } else {
-            self.more.push_back(slot);
-        }
-    }
-
-    fn pop(&mut self) {
-        self.first = self.more.pop_front();
-    }
-
-    fn is_empty(&self) -> bool {
-        self.first.is_none()
-    }
-}
-
 pub struct RoundRobin {
     members: Vec<Member>,
+    /// Each member's jobs in arrival order.
+    links: SlotLinks,
     rotation: VecDeque<TenantId>,
     joining: Vec<TenantId>,
 }
@@ -72,13 +50,18 @@ pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String
             next += 1;
         }
     }
-    Ok(Box::new(RoundRobin { members, rotation: VecDeque::new(), joining: Vec::new() }))
+    Ok(Box::new(RoundRobin {
+        members,
+        links: SlotLinks::new(),
+        rotation: VecDeque::new(),
+        joining: Vec::new(),
+    }))
 }
 
 impl RoundRobin {
     fn join(&mut self, tenant: TenantId) {
         let m = &mut self.members[tenant as usize];
-        if !m.in_rotation && !m.parked && !m.is_empty() {
+        if !m.in_rotation && !m.parked && !m.jobs.is_empty() {
             m.in_rotation = true;
             self.joining.push(tenant);
         }
@@ -92,12 +75,10 @@ impl Policy for RoundRobin {
             prefetch_item(&self.members, t as usize);
         }
         let &t = self.rotation.front()?;
-        let m = &self.members[t as usize];
-        // picking it moves its next job out of `more` into `first`
-        if let Some(next) = m.more.front() {
-            prefetch(next);
-        }
-        m.front().map(|slot| (slot, t))
+        let slot = self.members[t as usize].jobs.front()?;
+        // taking the job reads its link
+        self.links.warm(slot);
+        Some((slot, t))
     }
 
     fn warm_tenant(&self, tenant: TenantId) {
@@ -105,7 +86,7 @@ impl Policy for RoundRobin {
     }
 
     fn push(&mut self, job: &Job, slot: Slot, _now: Time) {
-        self.members[job.tenant as usize].push(slot);
+        self.links.push_back(&mut self.members[job.tenant as usize].jobs, slot);
         self.join(job.tenant);
     }
 
@@ -117,13 +98,13 @@ impl Policy for RoundRobin {
         }
         while let Some(tenant) = self.rotation.pop_front() {
             let m = &mut self.members[tenant as usize];
-            let Some(slot) = m.front() else {
+            let Some(slot) = m.jobs.front() else {
                 m.in_rotation = false;
                 continue;
             };
             if gate.admit(jobs.get(slot)) {
-                m.pop();
-                if m.is_empty() {
+                self.links.pop_front(&mut m.jobs);
+                if m.jobs.is_empty() {
                     m.in_rotation = false;
                 } else {
                     self.rotation.push_back(tenant);
