@@ -96,7 +96,7 @@ pub fn weights(sc: &Scenario, over: Over) -> Vec<f64> {
 /// An `f64` with a total order (via `total_cmp`), for keys such as virtual
 /// finish tags and dominant shares. Keys are never NaN: they are built from
 /// finite weights (> 0) and counts.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct OrdF64(pub f64);
 
 impl PartialEq for OrdF64 {

@@ -45,8 +45,6 @@ pub struct Wfq {
     last_tag: Vec<f64>,
     /// System virtual time (see the module comment).
     vtime: f64,
-    /// Tag of the job in each slot, read back when the job is dispatched.
-    tag_of: Vec<f64>,
 }
 
 pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
@@ -60,7 +58,6 @@ pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String
         last_tag: vec![0.0; weight.len()],
         weight,
         vtime: 0.0,
-        tag_of: Vec::new(),
     }))
 }
 
@@ -80,17 +77,12 @@ impl Policy for Wfq {
         let len = self.cost.units(job) as f64 / flows::UNITS_PER_JOB as f64;
         let tag = self.last_tag[f].max(self.vtime) + len / self.weight[f];
         self.last_tag[f] = tag;
-        let s = slot as usize;
-        if self.tag_of.len() <= s {
-            self.tag_of.resize(s + 1, 0.0);
-        }
-        self.tag_of[s] = tag;
         self.queue.push(job.tenant, OrdF64(tag), job.seq, slot);
     }
 
     fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, _now: Time) -> Option<Slot> {
-        let slot = self.queue.pick(jobs, gate)?;
-        self.vtime = self.vtime.max(self.tag_of[slot as usize]);
+        let (OrdF64(tag), slot) = self.queue.pick_keyed(jobs, gate)?;
+        self.vtime = self.vtime.max(tag);
         Some(slot)
     }
 
@@ -107,9 +99,7 @@ impl Policy for Wfq {
     }
 
     fn next_hint(&self) -> Option<(Slot, TenantId)> {
-        let (slot, tenant) = self.queue.hint()?;
-        prefetch_item(&self.tag_of, slot as usize);
-        Some((slot, tenant))
+        self.queue.hint()
     }
 }
 
