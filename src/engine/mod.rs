@@ -236,6 +236,10 @@ impl<'s> Engine<'s> {
             self.warm_tenant(a.tenant);
             self.policy.warm_tenant(a.tenant);
             ahead.push_back(a);
+            // the arrival read half the distance ago: its first stage has landed
+            if let Some(b) = ahead.len().checked_sub(READ_AHEAD / 2 + 1).and_then(|i| ahead.get(i)) {
+                self.policy.warm_queue_back(b.tenant);
+            }
         }
     }
 

@@ -212,6 +212,10 @@ impl Policy for Drr {
         self.flows.warm(tenant);
     }
 
+    fn warm_queue_back(&self, tenant: TenantId) {
+        self.flows.warm_back(tenant);
+    }
+
     fn next_hint(&self) -> Option<(Slot, TenantId)> {
         let &f = self.active.front()?;
         // the visit adds the flow's quantum to its deficit

@@ -263,6 +263,13 @@ impl FlowQueues {
         }
     }
 
+    /// Prefetches the link a push of a job of `tenant` writes (flows of tenants).
+    pub fn warm_back(&self, tenant: TenantId) {
+        if let Some(list) = self.tenants.get(tenant as usize) {
+            self.links.warm_back(list);
+        }
+    }
+
     /// The slot of the flow's oldest job, for a hint (flows of tenants only;
     /// `None` for classes). Prefetches for the two flows the hints after this
     /// one will read: `after`'s list ends, and the link that taking `then`'s

@@ -263,6 +263,14 @@ impl<K: Ord + Copy + Default> KeyedQueue<K> {
         prefetch_item(&self.tenants, tenant as usize);
     }
 
+    /// Prefetches the record a push for `tenant` links the new job in (see
+    /// [`super::Policy::warm_queue_back`]).
+    pub fn warm_back(&self, tenant: TenantId) {
+        if let Some(tq) = self.tenants.get(tenant as usize).filter(|tq| tq.run_len > 0) {
+            prefetch_item(&self.after, tq.run_back.2 as usize);
+        }
+    }
+
     /// The job at the top of the tenant heap and its tenant, perhaps from a
     /// stale entry (a guess for [`super::Policy::next_hint`]); prefetches
     /// the tenant's queue, which `pick` reads to check the entry, and the

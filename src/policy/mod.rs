@@ -62,9 +62,14 @@ pub trait Policy {
     fn next_hint(&self) -> Option<(Slot, TenantId)> {
         None
     }
-    /// A job of `tenant` arrives next: prefetch what `push` will touch for
+    /// A job of `tenant` arrives soon: prefetch what `push` will touch for
     /// it (see [`crate::prefetch`]). Must not change state.
     fn warm_tenant(&self, _tenant: TenantId) {}
+    /// Second stage of [`Policy::warm_tenant`], a few arrivals later, when
+    /// what the first stage loaded is in the cache: prefetch what `push`
+    /// reaches through it (the back of the tenant's queue, which a push
+    /// links the new job behind). Must not change state.
+    fn warm_queue_back(&self, _tenant: TenantId) {}
 }
 
 /// Builds a policy from its spec; `Err` is a message for the user.

@@ -85,6 +85,12 @@ impl Policy for RoundRobin {
         prefetch_item(&self.members, tenant as usize);
     }
 
+    fn warm_queue_back(&self, tenant: TenantId) {
+        if let Some(m) = self.members.get(tenant as usize) {
+            self.links.warm_back(&m.jobs);
+        }
+    }
+
     fn push(&mut self, job: &Job, slot: Slot, _now: Time) {
         self.links.push_back(&mut self.members[job.tenant as usize].jobs, slot);
         self.join(job.tenant);

@@ -86,6 +86,13 @@ impl SlotLinks {
     pub fn warm(&self, slot: Slot) {
         prefetch_item(&self.next, slot as usize);
     }
+
+    /// Prefetches the link `push_back` writes behind `list`'s back.
+    pub fn warm_back(&self, list: &SlotList) {
+        if list.last != NONE {
+            prefetch_item(&self.next, list.last as usize);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -40,11 +40,17 @@ pub struct Wfq {
     queue: KeyedQueue<OrdF64>,
     over: flows::Over,
     cost: Cost,
-    weight: Vec<f64>,
-    /// Finish tag of each flow's most recently queued job.
-    last_tag: Vec<f64>,
+    /// Per flow, side by side: a push reads both.
+    flows: Vec<FlowTags>,
     /// System virtual time (see the module comment).
     vtime: f64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct FlowTags {
+    weight: f64,
+    /// Finish tag of the flow's most recently queued job.
+    last_tag: f64,
 }
 
 pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
@@ -55,8 +61,7 @@ pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String
         queue: KeyedQueue::new(sc.tenants.len()),
         over,
         cost,
-        last_tag: vec![0.0; weight.len()],
-        weight,
+        flows: weight.iter().map(|&weight| FlowTags { weight, last_tag: 0.0 }).collect(),
         vtime: 0.0,
     }))
 }
@@ -75,8 +80,9 @@ impl Policy for Wfq {
         let f = self.flow_of(job) as usize;
         // L in jobs or seconds: units / 1e6 either way
         let len = self.cost.units(job) as f64 / flows::UNITS_PER_JOB as f64;
-        let tag = self.last_tag[f].max(self.vtime) + len / self.weight[f];
-        self.last_tag[f] = tag;
+        let flow = &mut self.flows[f];
+        let tag = flow.last_tag.max(self.vtime) + len / flow.weight;
+        flow.last_tag = tag;
         self.queue.push(job.tenant, OrdF64(tag), job.seq, slot);
     }
 
@@ -93,9 +99,13 @@ impl Policy for Wfq {
     fn warm_tenant(&self, tenant: TenantId) {
         // flows of classes are few and stay in the cache
         if self.over == flows::Over::Tenant {
-            prefetch_item(&self.last_tag, tenant as usize);
+            prefetch_item(&self.flows, tenant as usize);
         }
         self.queue.warm(tenant);
+    }
+
+    fn warm_queue_back(&self, tenant: TenantId) {
+        self.queue.warm_back(tenant);
     }
 
     fn next_hint(&self) -> Option<(Slot, TenantId)> {
