@@ -15,10 +15,10 @@
 //! to the kernel, like glibc's `glibc.malloc.hugetlb=1` tunable, which does
 //! the same thing when a user sets it by hand.
 //!
-//! Measured (`fairsim-bench scaling`, the tunable on and off, runs
-//! alternating, best of 8): per-job cost at 100,000 tenants fell by 19%
-//! (drr) to 29% (round_robin), and at 100 tenants by up to 22%. See
-//! `docs/performance.md`.
+//! Measured before this allocator existed, with that tunable on and off
+//! (`fairsim-bench scaling`, runs alternating, best of 8): per-job cost at
+//! 100,000 tenants fell by 12% to 29% (round_robin, drr, wfq; fifo did not
+//! move), and at 100 tenants by 16% to 23%. See `docs/performance.md`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
