@@ -1,9 +1,9 @@
 //! The backlog index shared by every policy that orders jobs by a key
 //! (arrival order, class priority, deadline, virtual finish time).
 //!
-//! Jobs sit in per-tenant queues ([`RunQueue`]: O(1) for jobs pushed in key
-//! order, a heap otherwise); a global heap holds each unparked tenant's head
-//! key. `pick` pops the best tenant, asks the gate, and either starts that
+//! Jobs sit in per-tenant queues (`TenantQueue`: O(1) for jobs pushed in
+//! key order, a heap otherwise); a global heap holds each unparked tenant's
+//! head key. `pick` pops the best tenant, asks the gate, and either starts that
 //! tenant's head job or parks the tenant. Per dispatch: O(log n) in tenants
 //! plus at most O(log m) in that tenant's jobs, never a scan. (`fifo` has its
 //! own layout, see its module: its global order needs no per-tenant queues.)
@@ -22,10 +22,8 @@ use crate::scenario::TenantId;
 /// order (fifo's arrival order, wfq's per-tenant finish tags) go to the back
 /// of `run`, O(1) and sequential in memory; only out-of-order pushes
 /// (priority, edf) pay for the heap. The best item is the smaller of the two
-/// fronts. Used per tenant here, where most tenants hold zero or one job at a
-/// time so most pushes and pops touch only the inline slot (the per-tenant
-/// heap buffer was a cache miss per job with 10,000 tenants, 14% of a fifo
-/// run), and as fifo's global queue.
+/// fronts. fifo's global queue; the per-tenant queues below are the same
+/// idea with the run linked through slots instead of a buffer per tenant.
 #[derive(Debug)]
 pub(crate) struct RunQueue<T> {
     head: Option<T>,
