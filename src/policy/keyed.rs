@@ -76,7 +76,7 @@ impl<T: Ord + Copy> RunQueue<T> {
 type Item<K> = (K, u64, Slot);
 
 /// One tenant's jobs, in one cache line for the common keys. Jobs pushed in
-/// key order (fifo's and aging's ready times, wfq's finish tags) form a run:
+/// key order (aging's and reserve's ready times, wfq's finish tags) form a run:
 /// its front item is here, and every item of the run records the item after
 /// it in [`KeyedQueue::after`], at its slot. Taking the front then reads only
 /// the taken job's own record, which `hint` has prefetched, and a push
@@ -122,7 +122,8 @@ impl<K: Ord + Copy + Default> TenantQueue<K> {
         } else if self.run_back < item {
             let back = self.run_back.2 as usize;
             if after.len() <= back {
-                after.resize((back + 1).max(2 * after.len()), (K::default(), 0, 0));
+                // amortised O(1): `resize` grows the capacity geometrically
+                after.resize(back + 1, (K::default(), 0, 0));
             }
             after[back] = item;
         } else {

@@ -59,8 +59,8 @@ impl SlotLinks {
     pub fn push_back(&mut self, list: &mut SlotList, slot: Slot) {
         let s = slot as usize;
         if self.next.len() <= s {
-            // slots grow one at a time; the doubling keeps this amortised O(1)
-            self.next.resize((s + 1).max(2 * self.next.len()), NONE);
+            // amortised O(1): `resize` grows the capacity geometrically
+            self.next.resize(s + 1, NONE);
         }
         self.next[s] = NONE;
         if list.last == NONE {
