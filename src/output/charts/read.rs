@@ -1,0 +1,198 @@
+//! Reading a policy's CSV files (`fairness.csv`, `tenants.csv`,
+//! `classes.csv`, `jobs.csv`) into per-tick series, aggregated by tenant group.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::series::Groups;
+use crate::error::{Error, Result};
+
+fn col(header: &csv::ByteRecord, name: &str, file: &Path) -> Result<usize> {
+    header.iter().position(|h| h == name.as_bytes()).ok_or_else(|| {
+        Error::input(
+            file,
+            1,
+            0,
+            format!("column `{name}` is missing; was this file written by `fairsim run`?"),
+        )
+    })
+}
+
+fn open(path: &Path) -> Result<csv::Reader<std::fs::File>> {
+    if !path.exists() {
+        return Err(Error::input(
+            path,
+            0,
+            0,
+            "file is missing: the report needs every CSV written by `fairsim run` (rerun it to regenerate the folder)",
+        ));
+    }
+    csv::Reader::from_path(path).map_err(|e| Error::input(path, 0, 0, format!("cannot read: {e}")))
+}
+
+fn num(rec: &csv::ByteRecord, i: usize, path: &Path, line: u64) -> Result<Option<f64>> {
+    let cell = rec.get(i).unwrap_or(b"");
+    if cell.is_empty() {
+        return Ok(None);
+    }
+    std::str::from_utf8(cell)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .map(Some)
+        .ok_or_else(|| Error::input(path, line as usize, i + 1, "not a number"))
+}
+
+fn text(rec: &csv::ByteRecord, i: usize) -> String {
+    text_ref(rec, i).into_owned()
+}
+
+/// The cell as text without copying it (valid UTF-8, as fairsim writes it).
+fn text_ref(rec: &csv::ByteRecord, i: usize) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(rec.get(i).unwrap_or(b""))
+}
+
+/// The per-tick time series of one policy, aggregated into groups.
+pub(super) struct TickSeries {
+    pub(super) times: Vec<f64>,
+    /// [group][tick]
+    pub(super) completed: Vec<Vec<f64>>,
+    pub(super) running: Vec<Vec<f64>>,
+}
+
+/// Reads tick end times from `fairness.csv` (one row per tick) and the
+/// Jain value of each.
+pub(super) fn read_fairness(path: &Path) -> Result<(Vec<f64>, Vec<Option<f64>>)> {
+    let mut r = open(path)?;
+    let h = r.byte_headers().map_err(|e| Error::input(path, 1, 0, e.to_string()))?.clone();
+    let (ti, ji) = (col(&h, "time", path)?, col(&h, "jain", path)?);
+    let mut times = Vec::new();
+    let mut jain = Vec::new();
+    let mut rec = csv::ByteRecord::new();
+    let mut line = 1;
+    while r.read_byte_record(&mut rec).map_err(|e| Error::input(path, line as usize + 1, 0, e.to_string()))? {
+        line += 1;
+        times.push(num(&rec, ti, path, line)?.unwrap_or(0.0));
+        jain.push(num(&rec, ji, path, line)?);
+    }
+    Ok((times, jain))
+}
+
+/// Position of `t` in the sorted tick times (rows are written at tick ends).
+fn tick_index(times: &[f64], t: f64, from: usize) -> usize {
+    let mut i = from;
+    while i < times.len() && times[i] < t {
+        i += 1;
+    }
+    i.min(times.len().saturating_sub(1))
+}
+
+pub(super) fn read_tenants(path: &Path, times: &[f64], groups: &Groups) -> Result<TickSeries> {
+    let mut r = open(path)?;
+    let h = r.byte_headers().map_err(|e| Error::input(path, 1, 0, e.to_string()))?.clone();
+    let (ti, ni, ri, ci) = (
+        col(&h, "time", path)?,
+        col(&h, "tenant", path)?,
+        col(&h, "running", path)?,
+        col(&h, "completed", path)?,
+    );
+    let g = groups.names.len();
+    let n = times.len();
+    let mut running = vec![vec![0.0; n]; g];
+    // completions change only in rows: record per-group increments, then accumulate
+    let mut delta = vec![vec![0.0; n]; g];
+    // per tenant, in first-seen order: its group and its last completed count
+    // (one lookup per row without copying the name: tenants.csv has a row per
+    // tenant with work per tick, a million rows for a million jobs)
+    let mut slot: HashMap<String, usize> = HashMap::new();
+    let mut group_of: Vec<Option<usize>> = Vec::new();
+    let mut last: Vec<f64> = Vec::new();
+    let mut rec = csv::ByteRecord::new();
+    let mut line = 1u64;
+    let mut at = 0;
+    while r.read_byte_record(&mut rec).map_err(|e| Error::input(path, line as usize + 1, 0, e.to_string()))? {
+        line += 1;
+        let t = num(&rec, ti, path, line)?.unwrap_or(0.0);
+        at = tick_index(times, t, at);
+        let name = text_ref(&rec, ni);
+        let s = match slot.get(name.as_ref()) {
+            Some(&s) => s,
+            None => {
+                slot.insert(name.to_string(), last.len());
+                group_of.push(groups.of(&name));
+                last.push(0.0);
+                last.len() - 1
+            }
+        };
+        let Some(k) = group_of[s] else { continue };
+        if n == 0 {
+            continue;
+        }
+        running[k][at] += num(&rec, ri, path, line)?.unwrap_or(0.0);
+        let done = num(&rec, ci, path, line)?.unwrap_or(0.0);
+        delta[k][at] += done - last[s];
+        last[s] = done;
+    }
+    let completed = delta
+        .into_iter()
+        .map(|d| {
+            let mut acc = 0.0;
+            d.into_iter()
+                .map(|x| {
+                    acc += x;
+                    acc
+                })
+                .collect()
+        })
+        .collect();
+    Ok(TickSeries { times: times.to_vec(), completed, running })
+}
+
+/// Oldest claimable age per class per tick (0 when nothing is claimable), classes in first-seen order.
+pub(super) fn read_classes(path: &Path, times: &[f64]) -> Result<Vec<(String, Vec<f64>)>> {
+    let mut r = open(path)?;
+    let h = r.byte_headers().map_err(|e| Error::input(path, 1, 0, e.to_string()))?.clone();
+    let (ti, ci, ai) = (col(&h, "time", path)?, col(&h, "class", path)?, col(&h, "oldest_age", path)?);
+    let mut out: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut rec = csv::ByteRecord::new();
+    let mut line = 1u64;
+    let mut at = 0;
+    while r.read_byte_record(&mut rec).map_err(|e| Error::input(path, line as usize + 1, 0, e.to_string()))? {
+        line += 1;
+        if times.is_empty() {
+            break;
+        }
+        let t = num(&rec, ti, path, line)?.unwrap_or(0.0);
+        at = tick_index(times, t, at);
+        let name = text(&rec, ci);
+        let k = match out.iter().position(|(n, _)| *n == name) {
+            Some(k) => k,
+            None => {
+                out.push((name, vec![0.0; times.len()]));
+                out.len() - 1
+            }
+        };
+        out[k].1[at] = num(&rec, ai, path, line)?.unwrap_or(0.0);
+    }
+    Ok(out)
+}
+
+/// Sorted first-attempt waits per group, from `jobs.csv`.
+pub(super) fn read_waits(path: &Path, groups: &Groups) -> Result<Vec<Vec<f64>>> {
+    let mut r = open(path)?;
+    let h = r.byte_headers().map_err(|e| Error::input(path, 1, 0, e.to_string()))?.clone();
+    let (ni, wi) = (col(&h, "tenant", path)?, col(&h, "wait", path)?);
+    let mut waits = vec![Vec::new(); groups.names.len()];
+    let mut rec = csv::ByteRecord::new();
+    let mut line = 1u64;
+    while r.read_byte_record(&mut rec).map_err(|e| Error::input(path, line as usize + 1, 0, e.to_string()))? {
+        line += 1;
+        let Some(w) = num(&rec, wi, path, line)? else { continue };
+        if let Some(k) = groups.of(&text_ref(&rec, ni)) {
+            waits[k].push(w);
+        }
+    }
+    for w in &mut waits {
+        w.sort_by(f64::total_cmp);
+    }
+    Ok(waits)
+}
