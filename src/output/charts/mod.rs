@@ -7,6 +7,11 @@
 //! sampled at [`CDF_POINTS`] fixed quantiles of the sorted waits. With many
 //! tenants the [`TOP_N`] with the most jobs are drawn and the rest summed (or,
 //! for the p99 bars, maxed) as "others".
+//!
+//! The files: `read.rs` turns a policy's CSV files into per-tick series,
+//! `series.rs` shapes them for drawing (tenant groups, buckets, CDF samples,
+//! units), `draw.rs` holds every plotters call, and this file decides which
+//! charts a report has and what each shows.
 
 mod draw;
 mod read;
@@ -17,10 +22,10 @@ use std::path::Path;
 pub use draw::{Chart, Line, Plot};
 pub use series::{unit_for, Groups, Unit, CDF_POINTS, MAX_POINTS, TOP_N};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use draw::color;
-use read::{read_classes, read_fairness, read_tenants, read_waits};
-use series::{buckets, cdf_points, downsample, log_floor, Agg};
+use read::read_policy;
+use series::{axis_unit, buckets, cdf_points, downsample, log_floor, Agg};
 
 /// A policy's label and its tenants' p99 waits in seconds (from summary.csv).
 pub type PolicyP99s = (String, Vec<(String, Option<f64>)>);
@@ -40,125 +45,17 @@ pub fn policy_charts(
     groups: &Groups,
     charts_dir: &Path,
 ) -> Result<(Vec<Chart>, PolicySeries)> {
-    let pdir = dir.join(label);
-    let (times, jain, series, classes, waits) = std::thread::scope(|s| {
-        // jobs.csv (a row per job) is the largest file: read it on the
-        // other core meanwhile, which takes about a third off the charts
-        let waits = s.spawn(|| read_waits(&pdir.join("jobs.csv"), groups));
-        let (times, jain) = read_fairness(&pdir.join("fairness.csv"))?;
-        let series = read_tenants(&pdir.join("tenants.csv"), &times, groups)?;
-        let classes = read_classes(&pdir.join("classes.csv"), &times)?;
-        let waits = waits.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-        Ok::<_, Error>((times, jain, series, classes, waits))
-    })?;
-    let t_max = times.last().copied().unwrap_or(0.0);
-    let tu = unit_for(t_max);
-    let xs: Vec<f64> = series.times.iter().map(|t| t / tu.div).collect();
-    let x_label = format!("simulated time ({})", tu.name);
-    let mut charts = Vec::new();
-
-    let lines: Vec<Line> = series
-        .completed
-        .iter()
-        .enumerate()
-        .map(|(g, y)| Line {
-            name: groups.names[g].clone(),
-            color: groups.color(g),
-            segments: vec![downsample(&xs, y, Agg::Last)],
-        })
-        .collect();
-    let y_max = series.completed.iter().filter_map(|v| v.last().copied()).fold(0.0, f64::max);
-    charts.push(
-        Plot::Lines {
-            title: format!("Cumulative completions per tenant — {label}"),
-            x_label: x_label.clone(),
-            y_label: "jobs completed".into(),
-            x_max: xs.last().copied().unwrap_or(0.0),
-            y_max,
-            log_x: None,
-            lines,
-        }
-        .render(charts_dir, &format!("{label}-completions"))?,
-    );
-
-    let age_max = classes.iter().flat_map(|(_, v)| v.iter().copied()).fold(0.0, f64::max);
-    let au = unit_for(age_max);
-    let lines: Vec<Line> = classes
-        .iter()
-        .enumerate()
-        .map(|(i, (name, v))| {
-            let y: Vec<f64> = v.iter().map(|a| a / au.div).collect();
-            Line { name: name.clone(), color: color(i), segments: vec![downsample(&xs, &y, Agg::Max)] }
-        })
-        .collect();
-    charts.push(
-        Plot::Lines {
-            title: format!("Oldest claimable job age per class — {label}"),
-            x_label: x_label.clone(),
-            y_label: format!("oldest claimable age ({})", au.name),
-            x_max: xs.last().copied().unwrap_or(0.0),
-            y_max: age_max / au.div,
-            log_x: None,
-            lines,
-        }
-        .render(charts_dir, &format!("{label}-oldest-age"))?,
-    );
-
-    let b = buckets(xs.len());
-    let bx: Vec<f64> = b.iter().map(|r| xs[r.end - 1]).collect();
-    let bands = series
-        .running
-        .iter()
-        .enumerate()
-        .map(|(g, y)| {
-            (
-                groups.names[g].clone(),
-                groups.color(g),
-                downsample(&xs, y, Agg::Mean).into_iter().map(|p| p.1).collect(),
-            )
-        })
-        .collect();
-    charts.push(
-        Plot::Stacked {
-            title: format!("Running jobs per tenant (who holds the workers) — {label}"),
-            x_label: x_label.clone(),
-            y_label: "running jobs (at tick ends)".into(),
-            x: bx,
-            bands,
-        }
-        .render(charts_dir, &format!("{label}-running"))?,
-    );
-
-    let w_max = waits.iter().filter_map(|w| w.last().copied()).fold(0.0, f64::max);
-    let w_floor = log_floor(waits.iter().flatten().copied(), w_max);
-    // a log axis spans decades: seconds read best there
-    let wu = if w_floor.is_some() { Unit { div: 1.0, name: "s" } } else { unit_for(w_max) };
-    let lines: Vec<Line> = waits
-        .iter()
-        .enumerate()
-        .map(|(g, w)| Line {
-            name: groups.names[g].clone(),
-            color: groups.color(g),
-            segments: vec![cdf_points(w, wu.div)],
-        })
-        .collect();
-    charts.push(
-        Plot::Lines {
-            title: format!("Wait-time CDF per tenant — {label}"),
-            x_label: format!(
-                "wait before first start ({}{})",
-                wu.name,
-                if w_floor.is_some() { ", log scale" } else { "" }
-            ),
-            y_label: "fraction of jobs waiting at most x".into(),
-            x_max: w_max / wu.div,
-            y_max: 1.0,
-            log_x: w_floor.map(|f| f / wu.div),
-            lines,
-        }
-        .render(charts_dir, &format!("{label}-wait-cdf"))?,
-    );
-    Ok((charts, PolicySeries { label: label.to_string(), times, jain }))
+    let data = read_policy(&dir.join(label), groups)?;
+    let time = TimeAxis::new(&data.times);
+    let charts = vec![
+        completions_plot(label, groups, &data.series.completed, &time)
+            .render(charts_dir, &format!("{label}-completions"))?,
+        oldest_age_plot(label, &data.classes, &time).render(charts_dir, &format!("{label}-oldest-age"))?,
+        running_plot(label, groups, &data.series.running, &time)
+            .render(charts_dir, &format!("{label}-running"))?,
+        wait_cdf_plot(label, groups, &data.waits).render(charts_dir, &format!("{label}-wait-cdf"))?,
+    ];
+    Ok((charts, PolicySeries { label: label.to_string(), times: data.times, jain: data.jain }))
 }
 
 /// Draws the cross-policy charts: p99 wait per tenant group by policy (from
@@ -169,10 +66,124 @@ pub fn cross_charts(
     series: &[PolicySeries],
     charts_dir: &Path,
 ) -> Result<Vec<Chart>> {
-    let mut charts = Vec::new();
+    Ok(vec![
+        p99_plot(groups, p99).render(charts_dir, "p99-wait-by-policy")?,
+        jain_plot(series).render(charts_dir, "jain-over-time")?,
+    ])
+}
+
+/// The x axis of a policy's time series: its tick end times, in a unit
+/// chosen for the run's length.
+struct TimeAxis {
+    xs: Vec<f64>,
+    label: String,
+}
+
+impl TimeAxis {
+    fn new(times: &[f64]) -> Self {
+        let tu = unit_for(times.last().copied().unwrap_or(0.0));
+        TimeAxis {
+            xs: times.iter().map(|t| t / tu.div).collect(),
+            label: format!("simulated time ({})", tu.name),
+        }
+    }
+
+    fn max(&self) -> f64 {
+        self.xs.last().copied().unwrap_or(0.0)
+    }
+}
+
+fn completions_plot(label: &str, groups: &Groups, completed: &[Vec<f64>], time: &TimeAxis) -> Plot {
+    let lines = completed
+        .iter()
+        .enumerate()
+        .map(|(g, y)| Line {
+            name: groups.names[g].clone(),
+            color: groups.color(g),
+            segments: vec![downsample(&time.xs, y, Agg::Last)],
+        })
+        .collect();
+    Plot::Lines {
+        title: format!("Cumulative completions per tenant — {label}"),
+        x_label: time.label.clone(),
+        y_label: "jobs completed".into(),
+        x_max: time.max(),
+        y_max: completed.iter().filter_map(|v| v.last().copied()).fold(0.0, f64::max),
+        log_x: None,
+        lines,
+    }
+}
+
+fn oldest_age_plot(label: &str, classes: &[(String, Vec<f64>)], time: &TimeAxis) -> Plot {
+    let age_max = classes.iter().flat_map(|(_, v)| v.iter().copied()).fold(0.0, f64::max);
+    let au = unit_for(age_max);
+    let lines = classes
+        .iter()
+        .enumerate()
+        .map(|(i, (name, v))| {
+            let y: Vec<f64> = v.iter().map(|a| a / au.div).collect();
+            // the worst age in a bucket, so a short starvation still shows
+            Line { name: name.clone(), color: color(i), segments: vec![downsample(&time.xs, &y, Agg::Max)] }
+        })
+        .collect();
+    Plot::Lines {
+        title: format!("Oldest claimable job age per class — {label}"),
+        x_label: time.label.clone(),
+        y_label: format!("oldest claimable age ({})", au.name),
+        x_max: time.max(),
+        y_max: age_max / au.div,
+        log_x: None,
+        lines,
+    }
+}
+
+fn running_plot(label: &str, groups: &Groups, running: &[Vec<f64>], time: &TimeAxis) -> Plot {
+    let xs = &time.xs;
+    let bands = running
+        .iter()
+        .enumerate()
+        .map(|(g, y)| {
+            let mean = downsample(xs, y, Agg::Mean).into_iter().map(|p| p.1).collect();
+            (groups.names[g].clone(), groups.color(g), mean)
+        })
+        .collect();
+    Plot::Stacked {
+        title: format!("Running jobs per tenant (who holds the workers) — {label}"),
+        x_label: time.label.clone(),
+        y_label: "running jobs (at tick ends)".into(),
+        x: buckets(xs.len()).iter().map(|r| xs[r.end - 1]).collect(),
+        bands,
+    }
+}
+
+fn wait_cdf_plot(label: &str, groups: &Groups, waits: &[Vec<f64>]) -> Plot {
+    let w_max = waits.iter().filter_map(|w| w.last().copied()).fold(0.0, f64::max);
+    let w_floor = log_floor(waits.iter().flatten().copied(), w_max);
+    let wu = axis_unit(w_max, w_floor);
+    let lines = waits
+        .iter()
+        .enumerate()
+        .map(|(g, w)| Line {
+            name: groups.names[g].clone(),
+            color: groups.color(g),
+            segments: vec![cdf_points(w, wu.div)],
+        })
+        .collect();
+    Plot::Lines {
+        title: format!("Wait-time CDF per tenant — {label}"),
+        x_label: format!("wait before first start ({}{})", wu.name, log_note(w_floor)),
+        y_label: "fraction of jobs waiting at most x".into(),
+        x_max: w_max / wu.div,
+        y_max: 1.0,
+        log_x: w_floor.map(|f| f / wu.div),
+        lines,
+    }
+}
+
+fn p99_plot(groups: &Groups, p99: &[PolicyP99s]) -> Plot {
     let max = p99.iter().flat_map(|(_, v)| v.iter().filter_map(|x| x.1)).fold(0.0, f64::max);
     let floor = log_floor(p99.iter().flat_map(|(_, v)| v.iter().filter_map(|x| x.1)), max);
-    let u = if floor.is_some() { Unit { div: 1.0, name: "s" } } else { unit_for(max) };
+    let u = axis_unit(max, floor);
     let bar_groups = p99
         .iter()
         .enumerate()
@@ -191,61 +202,73 @@ pub fn cross_charts(
     if let Some(o) = groups.others {
         categories[o] = format!("{} max", categories[o]);
     }
-    charts.push(
-        Plot::Bars {
-            title: "p99 wait per tenant, by policy".into(),
-            x_label: "tenant".into(),
-            y_label: format!("p99 wait ({}{})", u.name, if floor.is_some() { ", log scale" } else { "" }),
-            categories,
-            groups: bar_groups,
-            log_y: floor.map(|f| f / u.div),
-        }
-        .render(charts_dir, "p99-wait-by-policy")?,
-    );
+    Plot::Bars {
+        title: "p99 wait per tenant, by policy".into(),
+        x_label: "tenant".into(),
+        y_label: format!("p99 wait ({}{})", u.name, log_note(floor)),
+        categories,
+        groups: bar_groups,
+        log_y: floor.map(|f| f / u.div),
+    }
+}
 
+fn jain_plot(series: &[PolicySeries]) -> Plot {
     let t_max = series.iter().filter_map(|s| s.times.last().copied()).fold(0.0, f64::max);
     let tu = unit_for(t_max);
+    let dot = t_max / tu.div / 400.0;
     let lines = series
         .iter()
         .enumerate()
-        .map(|(i, s)| {
-            // windows not counted (fewer than two backlogged tenants) break the line
-            let xs: Vec<f64> = s.times.iter().map(|t| t / tu.div).collect();
-            let mut segments = Vec::new();
-            for b in buckets(xs.len()) {
-                let vals: Vec<f64> = s.jain[b.clone()].iter().flatten().copied().collect();
-                if vals.is_empty() {
-                    segments.push(Vec::new());
-                } else {
-                    let mean = vals.iter().sum::<f64>() / vals.len() as f64;
-                    if segments.is_empty() {
-                        segments.push(Vec::new());
-                    }
-                    if let Some(seg) = segments.last_mut() {
-                        seg.push((xs[b.end - 1], mean));
-                    }
-                }
-            }
-            // a lone point would not show as a line: give it a dot's width
-            let segments = segments
-                .into_iter()
-                .filter(|s: &Vec<(f64, f64)>| !s.is_empty())
-                .map(|s| if s.len() == 1 { vec![s[0], (s[0].0 + t_max / tu.div / 400.0, s[0].1)] } else { s })
-                .collect();
-            Line { name: s.label.clone(), color: color(i), segments }
+        .map(|(i, s)| Line {
+            name: s.label.clone(),
+            color: color(i),
+            segments: jain_segments(s, tu.div, dot),
         })
         .collect();
-    charts.push(
-        Plot::Lines {
-            title: "Jain's fairness index per window, by policy".into(),
-            x_label: format!("simulated time ({})", tu.name),
-            y_label: "Jain's index (1 = every tenant got its fair share)".into(),
-            x_max: t_max / tu.div,
-            y_max: 1.0 / 1.04,
-            log_x: None,
-            lines,
+    Plot::Lines {
+        title: "Jain's fairness index per window, by policy".into(),
+        x_label: format!("simulated time ({})", tu.name),
+        y_label: "Jain's index (1 = every tenant got its fair share)".into(),
+        x_max: t_max / tu.div,
+        // the axis gets 4% headroom above y_max: this way it ends at 1
+        y_max: 1.0 / 1.04,
+        log_x: None,
+        lines,
+    }
+}
+
+/// A policy's Jain's index as bucket means over time (in units of `div`).
+/// Windows not counted (fewer than two backlogged tenants) break the line;
+/// a lone point would not show as a line, so it is drawn `dot` wide.
+fn jain_segments(s: &PolicySeries, div: f64, dot: f64) -> Vec<Vec<(f64, f64)>> {
+    let xs: Vec<f64> = s.times.iter().map(|t| t / div).collect();
+    let mut segments = Vec::new();
+    for b in buckets(xs.len()) {
+        let vals: Vec<f64> = s.jain[b.clone()].iter().flatten().copied().collect();
+        if vals.is_empty() {
+            segments.push(Vec::new());
+        } else {
+            let mean = vals.iter().sum::<f64>() / vals.len() as f64;
+            if segments.is_empty() {
+                segments.push(Vec::new());
+            }
+            if let Some(seg) = segments.last_mut() {
+                seg.push((xs[b.end - 1], mean));
+            }
         }
-        .render(charts_dir, "jain-over-time")?,
-    );
-    Ok(charts)
+    }
+    segments
+        .into_iter()
+        .filter(|s: &Vec<(f64, f64)>| !s.is_empty())
+        .map(|s| if s.len() == 1 { vec![s[0], (s[0].0 + dot, s[0].1)] } else { s })
+        .collect()
+}
+
+/// Marks an axis description when the axis is logarithmic.
+fn log_note(floor: Option<f64>) -> &'static str {
+    if floor.is_some() {
+        ", log scale"
+    } else {
+        ""
+    }
 }

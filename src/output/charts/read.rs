@@ -7,61 +7,45 @@ use std::path::Path;
 use super::series::Groups;
 use crate::error::{Error, Result};
 
-fn col(header: &csv::ByteRecord, name: &str, file: &Path) -> Result<usize> {
-    header.iter().position(|h| h == name.as_bytes()).ok_or_else(|| {
-        Error::input(
-            file,
-            1,
-            0,
-            format!("column `{name}` is missing; was this file written by `fairsim run`?"),
-        )
+/// Everything the charts of one policy take from its folder.
+pub(super) struct PolicyData {
+    /// Tick end times (from fairness.csv).
+    pub(super) times: Vec<f64>,
+    /// Jain's index per tick; `None` where the window was not counted.
+    pub(super) jain: Vec<Option<f64>>,
+    pub(super) series: TickSeries,
+    /// Oldest claimable age per class per tick, classes in first-seen order.
+    pub(super) classes: Vec<(String, Vec<f64>)>,
+    /// Sorted first-attempt waits per group.
+    pub(super) waits: Vec<Vec<f64>>,
+}
+
+/// Reads the CSV files of the policy folder `pdir`.
+pub(super) fn read_policy(pdir: &Path, groups: &Groups) -> Result<PolicyData> {
+    std::thread::scope(|s| {
+        // jobs.csv (a row per job) is the largest file: read it on the
+        // other core meanwhile, which takes about a third off the charts
+        let waits = s.spawn(|| read_waits(&pdir.join("jobs.csv"), groups));
+        let (times, jain) = read_fairness(&pdir.join("fairness.csv"))?;
+        let series = read_tenants(&pdir.join("tenants.csv"), &times, groups)?;
+        let classes = read_classes(&pdir.join("classes.csv"), &times)?;
+        let waits = waits.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
+        Ok(PolicyData { times, jain, series, classes, waits })
     })
 }
 
-fn open(path: &Path) -> Result<csv::Reader<std::fs::File>> {
-    if !path.exists() {
-        return Err(Error::input(
-            path,
-            0,
-            0,
-            "file is missing: the report needs every CSV written by `fairsim run` (rerun it to regenerate the folder)",
-        ));
-    }
-    csv::Reader::from_path(path).map_err(|e| Error::input(path, 0, 0, format!("cannot read: {e}")))
-}
-
-fn num(rec: &csv::ByteRecord, i: usize, path: &Path, line: u64) -> Result<Option<f64>> {
-    let cell = rec.get(i).unwrap_or(b"");
-    if cell.is_empty() {
-        return Ok(None);
-    }
-    std::str::from_utf8(cell)
-        .ok()
-        .and_then(|s| s.parse::<f64>().ok())
-        .map(Some)
-        .ok_or_else(|| Error::input(path, line as usize, i + 1, "not a number"))
-}
-
-fn text(rec: &csv::ByteRecord, i: usize) -> String {
-    text_ref(rec, i).into_owned()
-}
-
-/// The cell as text without copying it (valid UTF-8, as fairsim writes it).
-fn text_ref(rec: &csv::ByteRecord, i: usize) -> std::borrow::Cow<'_, str> {
-    String::from_utf8_lossy(rec.get(i).unwrap_or(b""))
-}
-
-/// The per-tick time series of one policy, aggregated into groups.
+/// The per-tick series of one policy's tenants, summed into groups; both
+/// indexed [group][tick].
 pub(super) struct TickSeries {
-    pub(super) times: Vec<f64>,
-    /// [group][tick]
+    /// Jobs completed by the end of the tick.
     pub(super) completed: Vec<Vec<f64>>,
+    /// Jobs running at the end of the tick.
     pub(super) running: Vec<Vec<f64>>,
 }
 
 /// Reads tick end times from `fairness.csv` (one row per tick) and the
 /// Jain value of each.
-pub(super) fn read_fairness(path: &Path) -> Result<(Vec<f64>, Vec<Option<f64>>)> {
+fn read_fairness(path: &Path) -> Result<(Vec<f64>, Vec<Option<f64>>)> {
     let mut r = open(path)?;
     let h = r.byte_headers().map_err(|e| Error::input(path, 1, 0, e.to_string()))?.clone();
     let (ti, ji) = (col(&h, "time", path)?, col(&h, "jain", path)?);
@@ -86,7 +70,8 @@ fn tick_index(times: &[f64], t: f64, from: usize) -> usize {
     i.min(times.len().saturating_sub(1))
 }
 
-pub(super) fn read_tenants(path: &Path, times: &[f64], groups: &Groups) -> Result<TickSeries> {
+/// Running and completed jobs per group per tick, from `tenants.csv`.
+fn read_tenants(path: &Path, times: &[f64], groups: &Groups) -> Result<TickSeries> {
     let mut r = open(path)?;
     let h = r.byte_headers().map_err(|e| Error::input(path, 1, 0, e.to_string()))?.clone();
     let (ti, ni, ri, ci) = (
@@ -144,11 +129,11 @@ pub(super) fn read_tenants(path: &Path, times: &[f64], groups: &Groups) -> Resul
                 .collect()
         })
         .collect();
-    Ok(TickSeries { times: times.to_vec(), completed, running })
+    Ok(TickSeries { completed, running })
 }
 
 /// Oldest claimable age per class per tick (0 when nothing is claimable), classes in first-seen order.
-pub(super) fn read_classes(path: &Path, times: &[f64]) -> Result<Vec<(String, Vec<f64>)>> {
+fn read_classes(path: &Path, times: &[f64]) -> Result<Vec<(String, Vec<f64>)>> {
     let mut r = open(path)?;
     let h = r.byte_headers().map_err(|e| Error::input(path, 1, 0, e.to_string()))?.clone();
     let (ti, ci, ai) = (col(&h, "time", path)?, col(&h, "class", path)?, col(&h, "oldest_age", path)?);
@@ -177,7 +162,7 @@ pub(super) fn read_classes(path: &Path, times: &[f64]) -> Result<Vec<(String, Ve
 }
 
 /// Sorted first-attempt waits per group, from `jobs.csv`.
-pub(super) fn read_waits(path: &Path, groups: &Groups) -> Result<Vec<Vec<f64>>> {
+fn read_waits(path: &Path, groups: &Groups) -> Result<Vec<Vec<f64>>> {
     let mut r = open(path)?;
     let h = r.byte_headers().map_err(|e| Error::input(path, 1, 0, e.to_string()))?.clone();
     let (ni, wi) = (col(&h, "tenant", path)?, col(&h, "wait", path)?);
@@ -195,4 +180,51 @@ pub(super) fn read_waits(path: &Path, groups: &Groups) -> Result<Vec<Vec<f64>>> 
         w.sort_by(f64::total_cmp);
     }
     Ok(waits)
+}
+
+/// The index of the column `name` in a header row.
+fn col(header: &csv::ByteRecord, name: &str, file: &Path) -> Result<usize> {
+    header.iter().position(|h| h == name.as_bytes()).ok_or_else(|| {
+        Error::input(
+            file,
+            1,
+            0,
+            format!("column `{name}` is missing; was this file written by `fairsim run`?"),
+        )
+    })
+}
+
+/// Opens a CSV file, naming a missing one as such rather than by the OS error.
+fn open(path: &Path) -> Result<csv::Reader<std::fs::File>> {
+    if !path.exists() {
+        return Err(Error::input(
+            path,
+            0,
+            0,
+            "file is missing: the report needs every CSV written by `fairsim run` (rerun it to regenerate the folder)",
+        ));
+    }
+    csv::Reader::from_path(path).map_err(|e| Error::input(path, 0, 0, format!("cannot read: {e}")))
+}
+
+/// The number in cell `i`, `None` when the cell is empty (an undefined value).
+fn num(rec: &csv::ByteRecord, i: usize, path: &Path, line: u64) -> Result<Option<f64>> {
+    let cell = rec.get(i).unwrap_or(b"");
+    if cell.is_empty() {
+        return Ok(None);
+    }
+    std::str::from_utf8(cell)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .map(Some)
+        .ok_or_else(|| Error::input(path, line as usize, i + 1, "not a number"))
+}
+
+fn text(rec: &csv::ByteRecord, i: usize) -> String {
+    text_ref(rec, i).into_owned()
+}
+
+/// The cell as text without copying it (valid UTF-8, as fairsim writes it).
+fn text_ref(rec: &csv::ByteRecord, i: usize) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(rec.get(i).unwrap_or(b""))
 }

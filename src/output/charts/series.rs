@@ -34,6 +34,17 @@ pub fn unit_for(max_secs: f64) -> Unit {
     }
 }
 
+/// The unit of an axis of seconds up to `max`, given its log floor (see
+/// [`log_floor`]).
+pub(super) fn axis_unit(max: f64, log_floor: Option<f64>) -> Unit {
+    // a log axis spans decades: seconds read best there
+    if log_floor.is_some() {
+        Unit { div: 1.0, name: "s" }
+    } else {
+        unit_for(max)
+    }
+}
+
 /// When values span more than two decades, the floor of a logarithmic axis:
 /// a little under the smallest positive value (at least max / 1e6, since
 /// zeros and near-zeros are drawn at the floor). `None`: a linear axis reads better.
