@@ -7,10 +7,12 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::error::{Error, Result};
-use crate::output::tables::Headline;
+use crate::model::{PolicySpec, Scenario};
+use crate::output::console;
 use crate::policy;
+use crate::results::Comparison;
 use crate::run::{self, Logs, RunOptions};
-use crate::scenario::{self, PolicySpec, Scenario};
+use crate::scenario;
 use crate::time::{fmt_secs, Time};
 
 /// fairsim: compare job-scheduling policies on identical multi-tenant workloads.
@@ -31,7 +33,11 @@ pub enum Command {
         scenario: PathBuf,
     },
     /// List every policy with its parameters.
-    Policies,
+    Policies {
+        /// Print the parameter tables as Markdown (as docs/policies.md carries them).
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Rebuild the charts and report.html of a results folder from its CSV files.
     Report {
         /// A folder written by `fairsim run`.
@@ -112,25 +118,11 @@ pub fn execute(cli: Cli) -> Result<()> {
             println!("wrote {}", out.display());
             Ok(())
         }
-        Command::Policies => {
-            print!("{}", policies_text());
+        Command::Policies { markdown } => {
+            print!("{}", if markdown { policy::policies_markdown() } else { policy::policies_text() });
             Ok(())
         }
     }
-}
-
-/// Text of `fairsim policies`.
-pub fn policies_text() -> String {
-    let mut s = String::new();
-    for p in policy::registry() {
-        s.push_str(&format!("{:<12} {}\n", p.name, p.summary));
-        for (k, v) in p.params {
-            s.push_str(&format!("    {k:<10} {v}\n"));
-        }
-    }
-    s.push_str("\nEvery policy also takes `label` (output folder name) and `spare: lend|hold`\n");
-    s.push_str("(what happens to idle workers when tenant caps bind; default lend).\n");
-    s
 }
 
 fn select_policies(sc: &mut Scenario, names: &[String]) -> Result<()> {
@@ -141,17 +133,15 @@ fn select_policies(sc: &mut Scenario, names: &[String]) -> Result<()> {
     for name in names {
         let spec = match sc.policies.iter().find(|p| &p.label == name) {
             Some(p) => p.clone(),
+            None if policy::find(name).is_some() => PolicySpec::named(name),
             None => {
-                let spec = PolicySpec { kind: name.clone(), label: name.clone(), ..Default::default() };
-                policy::validate_params(&spec).map_err(|m| {
-                    let labels: Vec<&str> = sc.policies.iter().map(|p| p.label.as_str()).collect();
-                    Error::Usage(format!(
-                        "--policy {name}: not a label in {} ({}) and {m}",
-                        sc.source.display(),
-                        labels.join(", ")
-                    ))
-                })?;
-                spec
+                let labels: Vec<&str> = sc.policies.iter().map(|p| p.label.as_str()).collect();
+                return Err(Error::Usage(format!(
+                    "--policy {name}: not a label in {} ({}) and {}",
+                    sc.source.display(),
+                    labels.join(", "),
+                    policy::unknown_policy(name)
+                )));
             }
         };
         if chosen.iter().any(|c| c.label == spec.label) {
@@ -256,11 +246,11 @@ fn cmd_run(args: RunArgs) -> Result<()> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let heads: Vec<&Headline> = runs.iter().map(|r| &r.headline).collect();
+    let rows: Vec<&Comparison> = runs.iter().map(|r| &r.result.comparison).collect();
     match args.format {
-        FormatArg::Json => println!("{}", comparison_json(&heads)),
+        FormatArg::Json => println!("{}", console::json(&rows)),
         FormatArg::Table if !args.quiet => {
-            print!("{}", comparison_table(&heads));
+            print!("{}", console::table(&rows));
             println!(
                 "\n{} policies, {} jobs each, in {:.2}s; results in {}",
                 runs.len(),
@@ -274,106 +264,13 @@ fn cmd_run(args: RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// Seconds for the terminal table: three decimals (the CSV files are exact).
-fn secs(t: Option<Time>) -> String {
-    t.map(|t| format!("{:.3}", t as f64 / 1e6)).unwrap_or_else(|| "-".into())
-}
-
-/// The side-by-side comparison printed by `fairsim run`.
-pub fn comparison_table(rows: &[&Headline]) -> String {
-    let header = [
-        "policy",
-        "jobs",
-        "done",
-        "util",
-        "p99 wait",
-        "typical tenant p99",
-        "worst tenant p99",
-        "oldest age",
-        "jain",
-        "makespan",
-    ];
-    let mut table: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
-    for h in rows {
-        table.push(vec![
-            h.label.clone(),
-            h.jobs.to_string(),
-            h.completed.to_string(),
-            format!("{:.1}%", h.utilization * 100.0),
-            format!("{}s", secs(h.wait_p99)),
-            format!("{}s", secs(h.tenant_p99_median)),
-            h.worst_tenant_p99
-                .as_ref()
-                .map(|(n, t)| format!("{}s ({n})", secs(Some(*t))))
-                .unwrap_or("-".into()),
-            format!("{}s", secs(Some(h.oldest_age_max))),
-            h.jain_mean.map(|j| format!("{j:.3}")).unwrap_or("-".into()),
-            format!("{}s", secs(Some(h.makespan))),
-        ]);
-    }
-    let widths: Vec<usize> =
-        (0..header.len()).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    let mut s = String::new();
-    for (i, r) in table.iter().enumerate() {
-        let cells: Vec<String> =
-            r.iter()
-                .enumerate()
-                .map(|(c, v)| {
-                    if c == 0 {
-                        format!("{v:<w$}", w = widths[c])
-                    } else {
-                        format!("{v:>w$}", w = widths[c])
-                    }
-                })
-                .collect();
-        s.push_str(cells.join("  ").trim_end());
-        s.push('\n');
-        if i == 0 {
-            s.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
-            s.push('\n');
-        }
-    }
-    s
-}
-
-fn comparison_json(rows: &[&Headline]) -> String {
-    let to_s = |t: Option<Time>| t.map(|v| v as f64 / 1e6);
-    let v: Vec<serde_json::Value> = rows
-        .iter()
-        .map(|h| {
-            serde_json::json!({
-                "policy": h.label,
-                "jobs": h.jobs,
-                "completed": h.completed,
-                "rejected": h.rejected,
-                "utilization": h.utilization,
-                "wait_p99": to_s(h.wait_p99),
-                "worst_tenant": h.worst_tenant_p99.as_ref().map(|w| w.0.clone()),
-                "worst_tenant_p99": to_s(h.worst_tenant_p99.as_ref().map(|w| w.1)),
-                "worst_class": h.worst_class_p99.as_ref().map(|w| w.0.clone()),
-                "worst_class_p99": to_s(h.worst_class_p99.as_ref().map(|w| w.1)),
-                "oldest_age_max": h.oldest_age_max as f64 / 1e6,
-                "jain": h.jain_mean,
-                "jain_min": h.jain_min,
-                "makespan": h.makespan as f64 / 1e6,
-                "tenant_p99_median": to_s(h.tenant_p99_median),
-                "slowdown_mean": h.slowdown_mean,
-                "slowdown_p99": h.slowdown_p99,
-                "sla_misses": h.sla_misses,
-                "deadline_misses": h.deadline_misses,
-            })
-        })
-        .collect();
-    serde_json::to_string_pretty(&v).unwrap_or_default()
-}
-
 fn cmd_validate(path: &std::path::Path) -> Result<()> {
     let sc = scenario::load(path)?;
     // parameters that depend on each other (e.g. reserve's class and workers)
     // are checked when the policy is built: build each once so `validate`
     // catches what `run` would refuse
     for spec in &sc.policies {
-        policy::build(spec, &sc).map_err(|m| Error::input(&sc.source, spec.line, 0, m))?;
+        policy::build(spec, &sc).map_err(|e| scenario::policy_error(&sc, spec, e))?;
     }
     println!("{}: ok", path.display());
     println!("  name: {}, seed: {}, tick: {}s", sc.name, sc.seed, fmt_secs(sc.tick));

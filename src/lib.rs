@@ -1,19 +1,38 @@
 //! fairsim: a deterministic discrete-event simulator of multi-tenant job scheduling.
 //!
-//! The pipeline: [`scenario`] loads and validates a YAML file; [`workload`]
-//! expands it into one time-ordered arrival stream; [`engine`] runs that
-//! stream through one [`policy`] at a time; [`metrics`] and [`output`] turn
-//! the runs into CSV files; [`cli`] wires it to the command line.
+//! The data flow, one module per stage:
+//!
+//! ```text
+//! scenario (YAML -> model) -> workload (arrivals) -> admission -> ordering (policy)
+//!   -> placement (the gate in core) -> execution (engine) -> accounting -> results -> output
+//! ```
+//!
+//! - [`model`]: the validated, typed scenario; [`scenario`] loads YAML into it.
+//! - [`core`]: jobs, the job table, outcomes, the gate and skip reasons: the
+//!   vocabulary every stage shares (so engine, policies and accounting never
+//!   import each other's internals).
+//! - [`workload`]: generators and trace readers, merged into one arrival stream.
+//! - [`admission`]: accept or reject each arrival.
+//! - [`policy`]: the ordering policies, one file each, and their registry.
+//! - [`engine`]: the event loop (start, finish, fail and retry).
+//! - [`accounting`]: statistics and the per-run log files.
+//! - [`results`]: one serializable model of a run's figures, per policy.
+//! - [`output`]: exporters (CSV tables, terminal table, JSON), charts, report.
+//! - [`run`] runs every policy of a scenario; [`cli`] is the command line.
 
+pub mod accounting;
+pub mod admission;
 pub mod cli;
+pub mod core;
 pub mod engine;
 pub mod error;
 pub mod huge_pages;
-pub mod metrics;
+pub mod model;
 pub mod output;
 pub mod policy;
 pub mod prefetch;
 pub mod quad_heap;
+pub mod results;
 pub mod run;
 pub mod scenario;
 #[cfg(test)]

@@ -2,12 +2,15 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::engine::{Engine, RunStats};
+use crate::accounting::RunStats;
+use crate::engine::{Audit, Engine};
 use crate::error::{Error, Result};
-use crate::output::tables::{self, Headline};
+use crate::model::{PolicySpec, Scenario};
+use crate::output::tables;
 use crate::output::StagedDir;
 use crate::policy;
-use crate::scenario::{PolicySpec, Scenario};
+use crate::results::PolicyResult;
+use crate::scenario::policy_error;
 use crate::time::Time;
 use crate::workload::ArrivalStream;
 
@@ -40,10 +43,12 @@ pub struct RunOptions {
 pub struct PolicyRun {
     pub spec: PolicySpec,
     pub stats: RunStats,
-    pub headline: Headline,
+    pub result: PolicyResult,
 }
 
-/// Simulates one policy over the scenario's workload (no files unless `log_dir`).
+/// Simulates one policy over the scenario's workload (no files unless
+/// `log_dir`). With `audit`, a broken promise of the engine (caps, work
+/// conservation, rotation) is an error naming the first violations.
 pub fn simulate(
     sc: &Scenario,
     spec: &PolicySpec,
@@ -51,19 +56,50 @@ pub fn simulate(
     progress: Option<&dyn Fn(Time, u64)>,
     audit: bool,
 ) -> Result<RunStats> {
-    let policy = policy::build(spec, sc).map_err(|m| Error::input(&sc.source, spec.line, 0, m))?;
+    let (stats, findings) = run_engine(sc, spec, log_dir, progress, audit)?;
+    if let Some(a) = findings.filter(|a| !a.violations.is_empty()) {
+        let first: Vec<&str> = a.violations.iter().take(3).map(String::as_str).collect();
+        return Err(Error::Other(format!(
+            "audit of `{}` found {} violations; first: {}",
+            spec.label,
+            a.violations.len(),
+            first.join("; ")
+        )));
+    }
+    Ok(stats)
+}
+
+/// Simulates one policy under the audit and returns its findings with the
+/// statistics, whatever they are (for tests that inspect the audit).
+pub fn simulate_audited(
+    sc: &Scenario,
+    spec: &PolicySpec,
+    log_dir: Option<&Path>,
+) -> Result<(RunStats, Audit)> {
+    let (stats, audit) = run_engine(sc, spec, log_dir, None, true)?;
+    Ok((stats, audit.unwrap_or_default()))
+}
+
+fn run_engine(
+    sc: &Scenario,
+    spec: &PolicySpec,
+    log_dir: Option<&Path>,
+    progress: Option<&dyn Fn(Time, u64)>,
+    audit: bool,
+) -> Result<(RunStats, Option<Audit>)> {
+    let policy = policy::build(spec, sc).map_err(|e| policy_error(sc, spec, e))?;
     let mut engine = Engine::new(sc, policy, spec.spare, log_dir)?;
     if audit {
-        engine = engine.with_audit(spec.kind == "round_robin");
+        engine = engine.with_audit();
     }
     if let Some(p) = progress {
         engine = engine.with_progress(p);
     }
     let mut stream = ArrivalStream::new(sc);
-    let stats = engine.run(&mut stream)?;
+    let out = engine.run(&mut stream)?;
     match stream.take_error() {
         Some(e) => Err(e),
-        None => Ok(stats),
+        None => Ok(out),
     }
 }
 
@@ -92,22 +128,11 @@ pub fn run_all(
         let label = spec.label.clone();
         let cb = |t: Time, n: u64| progress(&label, t, n);
         let stats = simulate(sc, spec, log_dir, Some(&cb), opts.audit)?;
-        if let Some(a) = &stats.audit {
-            if !a.violations.is_empty() {
-                return Err(Error::Other(format!(
-                    "audit of `{}` found {} violations; first: {}",
-                    spec.label,
-                    a.violations.len(),
-                    a.violations[0]
-                )));
-            }
-        }
-        tables::write_summary(&dir.join("summary.csv"), sc, &stats)?;
-        let headline = Headline::new(&spec.label, sc, &stats);
-        runs.push(PolicyRun { spec: spec.clone(), stats, headline });
+        let result = PolicyResult::new(spec, sc, &stats);
+        tables::write_summary(&dir.join("summary.csv"), &result)?;
+        runs.push(PolicyRun { spec: spec.clone(), stats, result });
     }
-    let rows: Vec<(String, Headline)> =
-        runs.iter().map(|r| (r.spec.kind.clone(), r.headline.clone())).collect();
+    let rows: Vec<_> = runs.iter().map(|r| &r.result.comparison).collect();
     tables::write_comparison(&staged.path().join("comparison.csv"), &rows)?;
     if !opts.no_plots {
         // drawn from the CSV files just written, exactly as `fairsim report` would

@@ -25,6 +25,18 @@ pub fn fmt_secs(t: Time) -> String {
     s
 }
 
+/// Formats a duration in the largest unit that writes it whole, as a scenario
+/// would: `60000000` -> `1m`, `1500000` -> `1500ms`, `0` -> `0s`.
+pub fn fmt_duration(t: Time) -> String {
+    const UNITS: [(Time, &str); 5] =
+        [(3600 * SECOND, "h"), (60 * SECOND, "m"), (SECOND, "s"), (1000, "ms"), (1, "us")];
+    if t == 0 {
+        return "0s".into();
+    }
+    let (n, unit) = UNITS.iter().find(|(n, _)| t.is_multiple_of(*n)).copied().unwrap_or((1, "us"));
+    format!("{}{unit}", t / n)
+}
+
 /// Converts seconds (as a float) to microseconds, rounding to nearest.
 /// Negative and non-finite inputs map to 0 and `Time::MAX` respectively; the
 /// scenario validator rejects them before they get here.
@@ -114,6 +126,19 @@ pub fn parse_rate(text: &str) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_are_written_in_their_largest_whole_unit() {
+        assert_eq!(fmt_duration(60 * SECOND), "1m");
+        assert_eq!(fmt_duration(90 * SECOND), "90s");
+        assert_eq!(fmt_duration(7200 * SECOND), "2h");
+        assert_eq!(fmt_duration(1_500_000), "1500ms");
+        assert_eq!(fmt_duration(3), "3us");
+        assert_eq!(fmt_duration(0), "0s");
+        for t in [1, 999, 1000, 1_000_001, 60 * SECOND, 3601 * SECOND] {
+            assert_eq!(parse_duration(&fmt_duration(t)), Ok(t), "{t} round-trips");
+        }
+    }
 
     #[test]
     fn formats_exact_seconds() {

@@ -9,8 +9,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use common::*;
-use fairsim::run::simulate;
-use fairsim::scenario::{load_str, PolicySpec, Scenario};
+use fairsim::model::{PolicySpec, Scenario};
+use fairsim::run::{simulate, simulate_audited};
+use fairsim::scenario::load_str;
 
 type Row = HashMap<String, String>;
 
@@ -23,8 +24,7 @@ fn run_jobs(sc: &Scenario, label: &str) -> Vec<Row> {
     let spec: &PolicySpec =
         sc.policies.iter().find(|p| p.label == label).unwrap_or_else(|| panic!("no policy {label}"));
     let dir = tempdir();
-    let stats = simulate(sc, spec, Some(dir.path()), None, true).unwrap_or_else(|e| panic!("{label}: {e}"));
-    let audit = stats.audit.expect("audit on");
+    let (_, audit) = simulate_audited(sc, spec, Some(dir.path())).unwrap_or_else(|e| panic!("{label}: {e}"));
     assert!(audit.checks > 0, "{label}: audit checked nothing");
     assert!(audit.violations.is_empty(), "{label}: {:?}", &audit.violations[..audit.violations.len().min(3)]);
     read_csv(&dir.path().join("jobs.csv"))
@@ -286,8 +286,8 @@ fn every_variant(spares: &[&str]) -> String {
 /// Runs every policy of `sc` under the audit; every arrival must end exactly once.
 fn keeps_every_promise(sc: &Scenario, jobs: u64) {
     for spec in &sc.policies {
-        let stats = simulate(sc, spec, None, None, true).unwrap_or_else(|e| panic!("{}: {e}", spec.label));
-        let audit = stats.audit.expect("audit on");
+        let (stats, audit) =
+            simulate_audited(sc, spec, None).unwrap_or_else(|e| panic!("{}: {e}", spec.label));
         assert!(audit.violations.is_empty(), "{}: {:?}", spec.label, &audit.violations[..1]);
         assert_eq!(stats.all.jobs, jobs, "{}", spec.label);
         assert_eq!(stats.all.completed + stats.all.failed, jobs, "{}: every job ends once", spec.label);

@@ -397,10 +397,13 @@ workload:\n- {tenant: A, class: lo, count: 1, service: 1s}\npolicies:\n";
         ("- {policy: reserve, workers: 1}\n", "reserve needs `class:`"),
         ("- {policy: reserve, class: hi, workers: 3}\n", "between 1 and the pool's 2 workers"),
         ("- {policy: bands, floor: {hi: 0.6, lo: 0.5}}\n", "floors add up to 1.100"),
-        ("- {policy: edf, order: fastest}\n", "use `deadline`"),
-        ("- {policy: edf, late: maybe}\n", "use `run`"),
-        ("- {policy: aging, max_boost: -1}\n", "must be 0 or more"),
-        ("- {policy: hierarchical, over: tenants}\n", "use `over: classes`"),
+        (
+            "- {policy: edf, order: fastest}\n",
+            "`order: fastest` is not valid: expected one of deadline, slack",
+        ),
+        ("- {policy: edf, late: maybe}\n", "`late: maybe` is not valid: expected one of run, drop"),
+        ("- {policy: aging, max_boost: -1}\n", "expected a whole number of at least 0"),
+        ("- {policy: hierarchical, over: tenants}\n", "expected one of classes"),
         ("- {policy: priority, then: {policy: reserve}}\n", "reserve needs `class:`"),
     ] {
         let sc = write(dir.path(), "bad.yaml", &format!("{base}{policy}"));

@@ -28,7 +28,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use fairsim::run::{self, Logs, RunOptions};
-use fairsim::scenario;
+use fairsim::{model, scenario};
 
 /// The same allocator as `fairsim` itself, so the figures are the binary's.
 #[global_allocator]
@@ -60,7 +60,7 @@ fn bench_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join("bench")
 }
 
-fn load(name: &str) -> scenario::Scenario {
+fn load(name: &str) -> model::Scenario {
     let path = bench_dir().join(name);
     scenario::load(&path).unwrap_or_else(|e| {
         eprintln!("{e}");
@@ -80,7 +80,7 @@ fn repeat() -> usize {
 /// Policy labels given with `--policy`; empty means every policy of the scenario.
 static ONLY: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
-fn load_policies(name: &str) -> scenario::Scenario {
+fn load_policies(name: &str) -> model::Scenario {
     let mut sc = load(name);
     let only = ONLY.lock().map(|o| o.clone()).unwrap_or_default();
     if !only.is_empty() {
@@ -94,7 +94,7 @@ fn load_policies(name: &str) -> scenario::Scenario {
 }
 
 /// Simulates one policy of `sc` once without logs; returns (label, jobs, wall s, cpu s, mean wait s).
-fn simulate_one(sc: &scenario::Scenario, spec: &scenario::PolicySpec) -> (String, u64, f64, f64, f64) {
+fn simulate_one(sc: &model::Scenario, spec: &model::PolicySpec) -> (String, u64, f64, f64, f64) {
     let (t0, c0) = (Instant::now(), cpu_secs());
     let stats = run::simulate(sc, spec, None, None, false).unwrap_or_else(|e| {
         eprintln!("{e}");
@@ -106,7 +106,7 @@ fn simulate_one(sc: &scenario::Scenario, spec: &scenario::PolicySpec) -> (String
 }
 
 /// Simulates every policy of `sc` once without logs (see [`simulate_one`]).
-fn simulate_once(sc: &scenario::Scenario) -> Vec<(String, u64, f64, f64, f64)> {
+fn simulate_once(sc: &model::Scenario) -> Vec<(String, u64, f64, f64, f64)> {
     sc.policies.iter().map(|spec| simulate_one(sc, spec)).collect()
 }
 

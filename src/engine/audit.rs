@@ -19,13 +19,14 @@
 //!   queued fits);
 //! - rotation (round_robin only): while tenant T stays claimable, no other
 //!   tenant gets two turns before T gets one, unless T was skipped with a
-//!   logged reason in between (article 002's first stop condition).
+//!   logged reason in between (the first stop condition of the fairness-log
+//!   article, docs/background.md).
 
 use std::collections::HashSet;
 
-use crate::scenario::{Spare, TenantId};
+use crate::model::{Spare, TenantId};
 
-use super::gate::{Skip, TenantLoad};
+use crate::core::{Skip, TenantLoad};
 
 /// Audit state and findings.
 #[derive(Debug, Default, Clone)]

@@ -11,33 +11,28 @@
 //!    gate admits, start it.
 //!
 //! # Decisions
-//! Admission (accept everything, for now) -> ordering (the [`Policy`]) ->
+//! Admission (the [`Admission`] rules) -> ordering (the [`Policy`]) ->
 //! placement (a free worker and the job's resource vector, checked by the
 //! [`Gate`]) -> execution (start, finish, fail and retry, charged to the same
 //! tenant) -> accounting (the [`Recorder`]).
 
 mod audit;
-mod gate;
-mod job;
-mod recorder;
 
 use std::collections::VecDeque;
 use std::path::Path;
 
 pub use audit::Audit;
-pub use gate::{fits, Gate, Skip, TenantLoad};
-pub use job::{Job, JobState, JobTable, Outcome, Slot};
-pub use recorder::RunStats;
 
+use crate::accounting::{Recorder, RunStats, Snapshot};
+use crate::admission::{AcceptAll, Admission, Decision};
+use crate::core::{Arrival, Gate, Job, JobState, JobTable, Outcome, Skip, Slot, TenantLoad};
 use crate::error::Result;
+use crate::model::{Res, Scenario, Spare, TenantId, MAX_RESOURCES};
 use crate::policy::Policy;
 use crate::prefetch::{prefetch, prefetch_item};
 use crate::quad_heap::QuadHeap;
-use crate::scenario::{Res, Scenario, Spare, TenantId, MAX_RESOURCES};
 use crate::time::Time;
 use crate::workload::stream::Source;
-use crate::workload::Arrival;
-use recorder::Recorder;
 
 /// Arrivals read ahead of the clock (see [`Engine::read_ahead`]): enough for
 /// the prefetches of a burst of arrivals at one instant to overlap.
@@ -86,6 +81,7 @@ impl PartialOrd for Attempt {
 /// One simulation of one policy.
 pub struct Engine<'s> {
     sc: &'s Scenario,
+    admission: Box<dyn Admission>,
     policy: Box<dyn Policy>,
     spare: Spare,
     now: Time,
@@ -122,6 +118,7 @@ impl<'s> Engine<'s> {
             .collect();
         Ok(Engine {
             sc,
+            admission: Box::new(AcceptAll),
             policy,
             spare,
             now: 0,
@@ -143,10 +140,10 @@ impl<'s> Engine<'s> {
         })
     }
 
-    /// Turns on the self-check of caps and rotation (see [`Audit`]); `rotation`
-    /// also checks round-robin turn-taking.
-    pub fn with_audit(mut self, rotation: bool) -> Self {
-        self.audit = Some(Audit::new(self.sc.tenants.len(), rotation));
+    /// Turns on the self-check of caps, work conservation and, for a policy
+    /// that promises turn-taking, rotation (see [`Audit`]).
+    pub fn with_audit(mut self) -> Self {
+        self.audit = Some(Audit::new(self.sc.tenants.len(), self.policy.promises_rotation()));
         self
     }
 
@@ -156,14 +153,25 @@ impl<'s> Engine<'s> {
         self
     }
 
-    /// Runs the whole workload to completion and returns the statistics.
-    pub fn run(mut self, source: &mut dyn Source) -> Result<RunStats> {
-        let mut stats = self.simulate(source)?;
-        stats.audit = self.audit.take();
-        Ok(stats)
+    /// Runs the whole workload to completion and returns the statistics and,
+    /// when it was turned on, the audit's findings.
+    pub fn run(mut self, source: &mut dyn Source) -> Result<(RunStats, Option<Audit>)> {
+        self.simulate(source)?;
+        let stats = self.rec.finish(&self.loads)?;
+        Ok((stats, self.audit))
     }
 
-    fn simulate(&mut self, source: &mut dyn Source) -> Result<RunStats> {
+    /// Closes the ticks and fairness windows that end before `t` (`inclusive`:
+    /// also at `t`).
+    fn close_boundaries(&mut self, t: Time, inclusive: bool) -> Result<()> {
+        while self.rec.next_boundary() < t || (inclusive && self.rec.next_boundary() == t) {
+            let snap = Snapshot { loads: &self.loads, jobs: &self.jobs, free_workers: self.free_workers };
+            self.rec.close_boundary(self.sc, &snap)?;
+        }
+        Ok(())
+    }
+
+    fn simulate(&mut self, source: &mut dyn Source) -> Result<()> {
         // The next arrivals, read ahead so that the memory of each one's
         // tenant is warmed (prefetched) while the ones before it are handled.
         let mut ahead: VecDeque<Arrival> = VecDeque::with_capacity(READ_AHEAD);
@@ -184,10 +192,8 @@ impl<'s> Engine<'s> {
                 break;
             }
             debug_assert!(t >= self.now, "time went backwards");
-            // ticks that ended strictly before this instant
-            while self.rec.tick_end() < t {
-                self.rec.close_tick(self.sc, &self.loads, &self.jobs, self.free_workers)?;
-            }
+            // ticks and windows that ended strictly before this instant
+            self.close_boundaries(t, false)?;
             self.now = t;
             while let Some(&a) = self.running.peek() {
                 if a.finish() != t {
@@ -196,14 +202,12 @@ impl<'s> Engine<'s> {
                 self.running.pop();
                 self.finish_attempt(a.slot)?;
             }
-            if self.rec.tick_end() == t {
-                self.rec.close_tick(self.sc, &self.loads, &self.jobs, self.free_workers)?;
-            }
+            self.close_boundaries(t, true)?;
             while ahead.front().is_some_and(|a| a.time == t) {
                 let a = ahead.pop_front().expect("checked above");
                 let job = Job::from_arrival(self.next_seq, &a);
                 self.next_seq += 1;
-                self.arrive(job);
+                self.arrive(job)?;
                 self.read_ahead(source, &mut ahead);
             }
             self.dispatch()?;
@@ -214,17 +218,15 @@ impl<'s> Engine<'s> {
                 }
             }
         }
-        // close the tick holding the last event (or the first tick of an empty run)
-        if self.now > self.rec.tick_end() - self.sc.tick || self.rec.ticks_closed() == 0 {
-            self.rec.close_tick(self.sc, &self.loads, &self.jobs, self.free_workers)?;
-        }
+        // close the tick and window holding the last event (or the first ones of an empty run)
+        let snap = Snapshot { loads: &self.loads, jobs: &self.jobs, free_workers: self.free_workers };
+        self.rec.close_last(self.sc, self.now, &snap)?;
         let leftover: Vec<Slot> = self.jobs.live_slots().collect();
         for slot in leftover {
             let job = self.jobs.get(slot).clone();
             self.rec.on_end(self.sc, &job, self.now, Outcome::Unfinished)?;
         }
-        let rec = std::mem::replace(&mut self.rec, Recorder::new(self.sc, None)?);
-        rec.finish(&self.loads)
+        Ok(())
     }
 
     /// Fills `ahead` up to [`READ_AHEAD`] arrivals from `source`, warming
@@ -250,11 +252,16 @@ impl<'s> Engine<'s> {
         self.rec.warm_tenant(tenant);
     }
 
-    fn arrive(&mut self, job: Job) {
+    fn arrive(&mut self, job: Job) -> Result<()> {
         self.rec.on_arrival(&job);
-        // Admission: every arrival is accepted (admission control comes with its policies).
-        let slot = self.jobs.insert(job);
-        self.enqueue(slot);
+        match self.admission.decide(&job, self.now, &self.loads) {
+            Decision::Accept => {
+                let slot = self.jobs.insert(job);
+                self.enqueue(slot);
+                Ok(())
+            }
+            Decision::Reject => self.rec.on_end(self.sc, &job, self.now, Outcome::Rejected),
+        }
     }
 
     fn enqueue(&mut self, slot: Slot) {

@@ -2,7 +2,8 @@
 //! an existing folder is either left untouched or replaced whole.
 
 pub mod charts;
-pub(crate) mod csv_rows;
+pub mod console;
+
 pub mod report;
 pub mod tables;
 

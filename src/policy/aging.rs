@@ -12,9 +12,11 @@
 //! head of each class: O(classes + log n) per dispatch, never a scan of the
 //! queued jobs. A tenant the gate refuses is parked in every class at once.
 
+use super::PolicyInfo;
 use super::{KeyedQueue, Policy};
-use crate::engine::{Gate, Job, JobTable, Slot};
-use crate::scenario::{PolicySpec, Scenario, TenantId};
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
 use crate::time::{Time, SECOND};
 
 /// (effective priority, ready, job id): lower runs first.
@@ -28,17 +30,31 @@ pub struct Aging {
     lanes: Vec<KeyedQueue<Time>>,
 }
 
-pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
-    let step = spec.params.step.unwrap_or(60 * SECOND);
-    if step == 0 {
-        return Err("`step` must be longer than 0 (e.g. 1m: one level of boost per minute of waiting)".into());
-    }
-    let max_boost = spec.params.max_boost.unwrap_or(3);
-    if max_boost < 0 {
-        return Err(format!(
-            "`max_boost: {max_boost}` must be 0 or more (levels of priority a wait can earn)"
-        ));
-    }
+const STEP: Param = Param {
+    name: "step",
+    kind: ParamKind::Duration,
+    default: ParamDefault::Duration(60 * SECOND),
+    doc: "wait that earns one level of boost",
+};
+
+const MAX_BOOST: Param = Param {
+    name: "max_boost",
+    kind: ParamKind::Count { min: 0 },
+    default: ParamDefault::Count(3),
+    doc: "most levels a wait can earn (0: strict priority)",
+};
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "aging",
+    summary: "class priority minus one level per `step` waited (at most `max_boost` levels); bounds the wait of low classes",
+    params: &[STEP, MAX_BOOST],
+    build,
+};
+
+pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
+    // the loader has checked step > 0 and max_boost >= 0
+    let step: Time = spec.params.get(&STEP)?;
+    let max_boost: u32 = spec.params.get(&MAX_BOOST)?;
     Ok(Box::new(Aging {
         class_priority: sc.classes.iter().map(|c| c.priority).collect(),
         step,

@@ -24,10 +24,13 @@
 
 use std::collections::VecDeque;
 
+use super::compose::THEN;
 use super::compose::{priority_order, ClassLanes};
 use super::Policy;
-use crate::engine::{Gate, Job, JobTable, Slot};
-use crate::scenario::{ClassId, PolicySpec, Scenario, TenantId};
+use super::PolicyInfo;
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{ClassId, Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
 use crate::time::{Time, SECOND};
 
 /// Floors are held in parts per million so the comparison is exact integer
@@ -48,17 +51,41 @@ pub struct Bands {
     below: Vec<ClassId>,
 }
 
-pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
-    let window = spec.params.window.unwrap_or(60 * SECOND);
+const FLOOR: Param = Param {
+    name: "floor",
+    kind: ParamKind::ClassFractions,
+    default: ParamDefault::Derived("no floors (strict priority)"),
+    doc: "minimum fraction of the dispatches per class, e.g. {bulk: 0.1}; at most 1 in all",
+};
+
+const WINDOW: Param = Param {
+    name: "window",
+    kind: ParamKind::Duration,
+    default: ParamDefault::Duration(60 * SECOND),
+    doc: "rolling window the floors are measured over",
+};
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "bands",
+    summary: "priority with a floor: each class with a floor gets at least that fraction of the dispatches over a rolling window, strict priority for the rest",
+    params: &[FLOOR, WINDOW, THEN],
+    build,
+};
+
+pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
+    let window: Time = spec.params.get(&WINDOW)?;
     let mut floor_ppm = vec![0u64; sc.classes.len()];
-    for &(c, f) in spec.params.floors.as_deref().unwrap_or(&[]) {
+    for &(c, f) in spec.params.opt::<&[(ClassId, f64)]>(&FLOOR).unwrap_or(&[]) {
         floor_ppm[c as usize] = (f * PPM as f64).round() as u64;
     }
     let total: u64 = floor_ppm.iter().sum();
     if total > PPM {
-        return Err(format!(
-            "the floors add up to {:.3}, more than all the dispatches; make them sum to 1 or less",
-            total as f64 / PPM as f64
+        return Err(ParamError::at(
+            &FLOOR,
+            format!(
+                "the floors add up to {:.3}, more than all the dispatches; make them sum to 1 or less",
+                total as f64 / PPM as f64
+            ),
         ));
     }
     Ok(Box::new(Bands {
@@ -67,7 +94,7 @@ pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String
         order: priority_order(sc),
         recent: VecDeque::new(),
         in_window: vec![0; sc.classes.len()],
-        lanes: ClassLanes::new(spec.params.then.as_deref(), sc)?,
+        lanes: ClassLanes::new(spec.params.opt(&THEN), sc)?,
         tried: vec![false; sc.classes.len()],
         below: Vec::new(),
     }))
@@ -148,6 +175,20 @@ impl Policy for Bands {
     fn next_wakeup(&self) -> Option<Time> {
         self.lanes.next_wakeup()
     }
+
+    /// The top-priority class with work; a floor may send the pick elsewhere,
+    /// which costs only the hint.
+    fn next_hint(&self) -> Option<(Slot, TenantId)> {
+        self.lanes.next_hint(&self.order)
+    }
+
+    fn warm_tenant(&self, tenant: TenantId) {
+        self.lanes.warm_tenant(tenant);
+    }
+
+    fn warm_queue_back(&self, tenant: TenantId) {
+        self.lanes.warm_queue_back(tenant);
+    }
 }
 
 #[cfg(test)]
@@ -165,11 +206,12 @@ mod tests {
         let spec = &sc.policies[0];
         let lanes = ClassLanes::new(None, &sc).expect("lanes");
         Bands {
-            window: spec.params.window.expect("window"),
+            window: spec.params.get(&WINDOW).expect("window"),
             floor_ppm: vec![
                 0,
                 0,
-                (spec.params.floors.as_ref().expect("floor")[0].1 * PPM as f64).round() as u64,
+                (spec.params.opt::<&[(ClassId, f64)]>(&FLOOR).expect("floor")[0].1 * PPM as f64).round()
+                    as u64,
             ],
             order: priority_order(&sc),
             recent: VecDeque::new(),

@@ -13,9 +13,19 @@
 //! than the engine does.
 
 use super::Policy;
-use crate::engine::{Gate, Job, JobTable, Slot};
-use crate::scenario::{ClassId, PolicySpec, Scenario, TenantId};
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{ClassId, Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
 use crate::time::Time;
+
+/// `then` of `priority` and `bands`: the policy ordering the tenants inside
+/// each class.
+pub const THEN: Param = Param {
+    name: "then",
+    kind: ParamKind::Policy,
+    default: ParamDefault::Derived("arrival order (fifo)"),
+    doc: "policy ordering the tenants inside each class, e.g. round_robin",
+};
 
 /// One inner policy per class, plus the number of jobs each holds.
 pub struct ClassLanes {
@@ -27,12 +37,15 @@ pub struct ClassLanes {
 
 impl ClassLanes {
     /// One instance of `then` per class; arrival order (`fifo`) without it.
-    pub fn new(then: Option<&PolicySpec>, sc: &Scenario) -> Result<Self, String> {
-        let fifo = PolicySpec { kind: "fifo".into(), label: "fifo".into(), ..Default::default() };
+    pub fn new(then: Option<&PolicySpec>, sc: &Scenario) -> Result<Self, ParamError> {
+        let fifo = PolicySpec::named("fifo");
         let inner = then.unwrap_or(&fifo);
         let mut lanes = Vec::with_capacity(sc.classes.len());
         for _ in &sc.classes {
-            lanes.push(super::build(inner, sc).map_err(|m| format!("`then: {}`: {m}", inner.kind))?);
+            lanes.push(super::build(inner, sc).map_err(|e| ParamError {
+                param: Some("then"),
+                message: format!("`then: {}`: {}", inner.kind, e.message),
+            })?);
         }
         Ok(ClassLanes { lanes, queued: vec![0; sc.classes.len()] })
     }
@@ -72,6 +85,22 @@ impl ClassLanes {
 
     pub fn next_wakeup(&self) -> Option<Time> {
         self.lanes.iter().filter_map(|l| l.next_wakeup()).min()
+    }
+
+    /// The hint of the first class in `order` holding jobs: the lane a pick
+    /// most likely serves (see [`Policy::next_hint`]).
+    pub fn next_hint(&self, order: &[ClassId]) -> Option<(Slot, TenantId)> {
+        let &c = order.iter().find(|&&c| self.has_work(c))?;
+        self.lanes[c as usize].next_hint()
+    }
+
+    /// The arriving job's class is not known here: every lane warms.
+    pub fn warm_tenant(&self, tenant: TenantId) {
+        self.lanes.iter().for_each(|l| l.warm_tenant(tenant));
+    }
+
+    pub fn warm_queue_back(&self, tenant: TenantId) {
+        self.lanes.iter().for_each(|l| l.warm_queue_back(tenant));
     }
 }
 

@@ -27,8 +27,10 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use super::flows::OrdF64;
 use super::Policy;
-use crate::engine::{Gate, Job, JobTable, Slot};
-use crate::scenario::{PolicySpec, Scenario, TenantId, MAX_RESOURCES};
+use super::PolicyInfo;
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{PolicySpec, Scenario, TenantId, MAX_RESOURCES};
 use crate::time::Time;
 
 pub struct Drf {
@@ -48,7 +50,15 @@ pub struct Drf {
     clock: u64,
 }
 
-pub fn build(_spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "drf",
+    summary:
+        "dominant resource fairness: the tenant with the smallest dominant share / weight whose job fits",
+    params: &[],
+    build,
+};
+
+pub fn build(_spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
     let n = sc.tenants.len();
     Ok(Box::new(Drf {
         queues: vec![VecDeque::new(); n],

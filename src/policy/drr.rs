@@ -40,9 +40,13 @@ use std::collections::VecDeque;
 
 use super::flows::{self, Cost, FlowId, FlowQueues, Take, UNITS_PER_JOB};
 use super::Policy;
-use crate::engine::{Gate, Job, JobTable, Skip, Slot};
+use super::PolicyInfo;
+use crate::core::{Gate, Job, JobTable, Skip, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{
+    ArrivalSpec, Param, ParamDefault, ParamKind, PolicySpec, Scenario, ServiceSpec, TenantId,
+};
 use crate::prefetch::prefetch_item;
-use crate::scenario::{ArrivalSpec, PolicySpec, Scenario, ServiceSpec, TenantId};
 use crate::time::{to_secs_f64, Time, SECOND};
 
 pub struct Drr {
@@ -115,11 +119,25 @@ pub fn default_work_quantum(sc: &Scenario) -> f64 {
     }
 }
 
-pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
+const QUANTUM: Param = Param {
+    name: "quantum",
+    kind: ParamKind::Amount,
+    default: ParamDefault::Derived("1 job; for cost: work the mean service time"),
+    doc: "credit per visit per unit of weight: jobs, or seconds for cost: work",
+};
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "drr",
+    summary: "deficit round robin: each visit adds quantum x weight of credit; jobs run while it is positive",
+    params: &[flows::OVER, flows::COST, QUANTUM],
+    build,
+};
+
+pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
     let over = flows::parse_over(&spec.params)?;
     let cost = flows::parse_cost(&spec.params)?;
     // in cost units: one job = UNITS_PER_JOB, one second of work = SECOND
-    let quantum = match (spec.params.quantum, cost) {
+    let quantum = match (spec.params.opt::<f64>(&QUANTUM), cost) {
         (Some(q), Cost::Jobs) => q * UNITS_PER_JOB as f64,
         (None, Cost::Jobs) => UNITS_PER_JOB as f64,
         (Some(q), Cost::Work) => q * SECOND as f64,

@@ -23,9 +23,11 @@
 //!
 //! Cost: O(log n) per dispatch, plus O(log n) per expired job.
 
+use super::PolicyInfo;
 use super::{KeyedQueue, Policy};
-use crate::engine::{Gate, Job, JobTable, Slot};
-use crate::scenario::{PolicySpec, Scenario, TenantId};
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
 /// (no deadline, deadline or deadline - service, ready): lower runs first.
@@ -37,25 +39,30 @@ pub struct Edf {
     queue: KeyedQueue<EdfKey>,
 }
 
-pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
-    let by_slack = match spec.params.edf_order.as_deref() {
-        None | Some("deadline") => false,
-        Some("slack") => true,
-        Some(other) => {
-            return Err(format!(
-                "`order: {other}` is not an edf order; use `deadline` (earliest deadline first) or `slack` (least slack first)"
-            ))
-        }
-    };
-    let drop_late = match spec.params.late.as_deref() {
-        None | Some("run") => false,
-        Some("drop") => true,
-        Some(other) => {
-            return Err(format!(
-                "`late: {other}` is not valid; use `run` (run late jobs anyway) or `drop` (expire a job that can no longer meet its deadline)"
-            ))
-        }
-    };
+const ORDER: Param = Param {
+    name: "order",
+    kind: ParamKind::Word(&["deadline", "slack"]),
+    default: ParamDefault::Word("deadline"),
+    doc: "deadline: earliest deadline first; slack: least slack (deadline - now - service) first",
+};
+
+const LATE: Param = Param {
+    name: "late",
+    kind: ParamKind::Word(&["run", "drop"]),
+    default: ParamDefault::Word("run"),
+    doc: "run: run late jobs anyway; drop: expire a job whose slack is negative when it would start",
+};
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "edf",
+    summary: "earliest deadline first (or least slack first); jobs without a deadline last; optionally drops jobs that can no longer make it",
+    params: &[ORDER, LATE],
+    build,
+};
+
+pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
+    let by_slack = spec.params.get::<&str>(&ORDER)? == "slack";
+    let drop_late = spec.params.get::<&str>(&LATE)? == "drop";
     Ok(Box::new(Edf { by_slack, drop_late, queue: KeyedQueue::new(sc.tenants.len()) }))
 }
 
@@ -107,7 +114,7 @@ impl Policy for Edf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::JobState;
+    use crate::core::JobState;
     use crate::time::SECOND;
 
     fn job(seq: u64, ready: Time, service: Time, deadline: Option<Time>) -> Job {

@@ -13,9 +13,11 @@
 
 use super::keyed::RunQueue;
 use super::Policy;
-use crate::engine::{Gate, Job, JobTable, Slot};
+use super::PolicyInfo;
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{PolicySpec, Scenario, TenantId};
 use crate::quad_heap::QuadHeap;
-use crate::scenario::{PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 use std::collections::VecDeque;
 
@@ -52,7 +54,14 @@ pub struct Fifo {
     sides: QuadHeap<(Time, u64, TenantId)>,
 }
 
-pub fn build(_spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "fifo",
+    summary: "one global queue in arrival order (the oldest claimable job runs next)",
+    params: &[],
+    build,
+};
+
+pub fn build(_spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
     Ok(Box::new(Fifo {
         order: RunQueue::new(),
         parked: Bits::new(sc.tenants.len()),

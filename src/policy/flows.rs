@@ -16,10 +16,11 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, VecDeque};
 
 use super::slot_list::{SlotLinks, SlotList};
-use crate::engine::{Gate, Job, JobTable, Slot};
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{Param, ParamDefault, ParamKind, Params, Scenario, TenantId};
 use crate::prefetch::prefetch_item;
 use crate::quad_heap::QuadHeap;
-use crate::scenario::{PolicyParams, Scenario, TenantId};
 use crate::time::SECOND;
 
 /// Index of a flow: a tenant id or a class id, depending on [`Over`].
@@ -57,32 +58,36 @@ impl Cost {
     }
 }
 
-/// Checks the values of the parameters shared by the fair-share family, so a
-/// typo is reported at load time (`fairsim validate`), not at run time.
-pub fn check_values(p: &PolicyParams) -> Result<(), String> {
-    parse_over(p)?;
-    parse_cost(p)?;
-    Ok(())
+/// `over`: what a fair-share policy divides the workers among.
+pub const OVER: Param = Param {
+    name: "over",
+    kind: ParamKind::Word(&["tenant", "tenants", "class", "classes"]),
+    default: ParamDefault::Word("tenant"),
+    doc: "what the weights divide: tenants, or classes",
+};
+
+/// `cost`: what one job costs its flow.
+pub const COST: Param = Param {
+    name: "cost",
+    kind: ParamKind::Word(&["jobs", "work"]),
+    default: ParamDefault::Word("jobs"),
+    doc: "jobs: every job costs 1 (job-count fairness); work: a job costs its service time",
+};
+
+/// The `over` of a spec.
+pub fn parse_over(p: &Params) -> Result<Over, ParamError> {
+    Ok(match p.get::<&str>(&OVER)? {
+        "class" | "classes" => Over::Class,
+        _ => Over::Tenant,
+    })
 }
 
-/// `over: tenant|tenants|class|classes` (default tenant).
-pub fn parse_over(p: &PolicyParams) -> Result<Over, String> {
-    match p.over.as_deref() {
-        None | Some("tenant") | Some("tenants") => Ok(Over::Tenant),
-        Some("class") | Some("classes") => Ok(Over::Class),
-        Some(other) => Err(format!("`over: {other}` is not valid; use `tenant` or `class`")),
-    }
-}
-
-/// `cost: jobs|work` (default jobs).
-pub fn parse_cost(p: &PolicyParams) -> Result<Cost, String> {
-    match p.cost.as_deref() {
-        None | Some("jobs") => Ok(Cost::Jobs),
-        Some("work") => Ok(Cost::Work),
-        Some(other) => Err(format!(
-            "`cost: {other}` is not valid; use `jobs` (every job costs 1) or `work` (a job costs its service time)"
-        )),
-    }
+/// The `cost` of a spec.
+pub fn parse_cost(p: &Params) -> Result<Cost, ParamError> {
+    Ok(match p.get::<&str>(&COST)? {
+        "work" => Cost::Work,
+        _ => Cost::Jobs,
+    })
 }
 
 /// Number of flows and the weight of each.

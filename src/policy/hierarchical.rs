@@ -14,8 +14,10 @@
 
 use super::compose::{priority_order, ClassLanes};
 use super::Policy;
-use crate::engine::{Gate, Job, JobTable, Slot};
-use crate::scenario::{ClassId, PolicySpec, Scenario, TenantId};
+use super::PolicyInfo;
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{ClassId, Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
 pub struct PriorityThen {
@@ -23,23 +25,37 @@ pub struct PriorityThen {
     lanes: ClassLanes,
 }
 
+const OVER: Param = Param {
+    name: "over",
+    kind: ParamKind::Word(&["classes"]),
+    default: ParamDefault::Word("classes"),
+    doc: "grouping of the top level (only classes)",
+};
+
+const THEN: Param = Param {
+    name: "then",
+    kind: ParamKind::Policy,
+    default: ParamDefault::Derived("round_robin"),
+    doc: "policy ordering the tenants inside each class",
+};
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "hierarchical",
+    summary:
+        "strict class priority, then a tenant-level policy inside each class (same as priority with `then`)",
+    params: &[OVER, THEN],
+    build,
+};
+
 /// `priority` with `then` set.
-pub fn build_priority_then(then: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
+pub fn build_priority_then(then: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
     Ok(Box::new(PriorityThen { order: priority_order(sc), lanes: ClassLanes::new(Some(then), sc)? }))
 }
 
 /// `hierarchical`.
-pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
-    if let Some(over) = spec.params.over.as_deref() {
-        if over != "classes" {
-            return Err(format!(
-                "`over: {over}` is not supported by hierarchical; it groups by class: use `over: classes` (or drop the key)"
-            ));
-        }
-    }
-    let round_robin =
-        PolicySpec { kind: "round_robin".into(), label: "round_robin".into(), ..Default::default() };
-    build_priority_then(spec.params.then.as_deref().unwrap_or(&round_robin), sc)
+pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
+    let round_robin = PolicySpec::named("round_robin");
+    build_priority_then(spec.params.opt(&THEN).unwrap_or(&round_robin), sc)
 }
 
 impl Policy for PriorityThen {
@@ -66,5 +82,17 @@ impl Policy for PriorityThen {
 
     fn next_wakeup(&self) -> Option<Time> {
         self.lanes.next_wakeup()
+    }
+
+    fn next_hint(&self) -> Option<(Slot, TenantId)> {
+        self.lanes.next_hint(&self.order)
+    }
+
+    fn warm_tenant(&self, tenant: TenantId) {
+        self.lanes.warm_tenant(tenant);
+    }
+
+    fn warm_queue_back(&self, tenant: TenantId) {
+        self.lanes.warm_queue_back(tenant);
     }
 }

@@ -12,10 +12,10 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::{Gate, JobTable, Slot};
+use crate::core::{Gate, JobTable, Slot};
+use crate::model::TenantId;
 use crate::prefetch::prefetch_item;
 use crate::quad_heap::QuadHeap;
-use crate::scenario::TenantId;
 
 /// A priority queue specialised for items that mostly arrive in order: the
 /// best item inline, the others in an ordered run or a heap. Items pushed in

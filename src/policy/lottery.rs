@@ -24,8 +24,10 @@ use rand_pcg::Pcg64;
 
 use super::flows::{self, FlowId, FlowQueues, Take};
 use super::Policy;
-use crate::engine::{Gate, Job, JobTable, Slot};
-use crate::scenario::{PolicySpec, Scenario, TenantId};
+use super::PolicyInfo;
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 use crate::workload::rng::{self, Purpose};
 
@@ -111,7 +113,14 @@ pub struct Lottery {
     woke: Vec<FlowId>,
 }
 
-pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lottery",
+    summary: "weighted random choice among flows with claimable work (seeded, O(log n) Fenwick draw)",
+    params: &[flows::OVER],
+    build,
+};
+
+pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
     let over = flows::parse_over(&spec.params)?;
     let weights = flows::weights(sc, over);
     let tickets: Vec<u64> =

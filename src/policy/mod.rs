@@ -18,6 +18,7 @@ mod hierarchical;
 mod keyed;
 pub mod lottery;
 mod priority;
+mod registry;
 mod reserve;
 mod round_robin;
 mod share;
@@ -26,11 +27,13 @@ mod slot_list;
 mod testkit;
 mod wfq;
 
-use crate::engine::{Gate, Job, JobTable, Slot};
-use crate::scenario::{PolicyParams, PolicySpec, Scenario, TenantId};
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{Param, PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
 pub use keyed::KeyedQueue;
+pub use registry::{closest, find, policies_markdown, policies_text, registry, unknown_policy};
 
 /// An ordering policy.
 pub trait Policy {
@@ -48,6 +51,12 @@ pub trait Policy {
     /// claimable job that fits is waiting (checked by the audit).
     fn work_conserving(&self) -> bool {
         true
+    }
+    /// Whether the policy promises turn-taking among claimable tenants (no
+    /// tenant served twice while another waits its turn without a logged
+    /// reason), which the audit then checks.
+    fn promises_rotation(&self) -> bool {
+        false
     }
     /// The next time the policy wants to be asked again even if nothing else
     /// happens (planners, throttles); `None` when it does not need a timer.
@@ -72,189 +81,30 @@ pub trait Policy {
     fn warm_queue_back(&self, _tenant: TenantId) {}
 }
 
-/// Builds a policy from its spec; `Err` is a message for the user.
-pub type Builder = fn(&PolicySpec, &Scenario) -> Result<Box<dyn Policy>, String>;
+/// Builds a policy from its spec and the scenario.
+pub type Builder = fn(&PolicySpec, &Scenario) -> Result<Box<dyn Policy>, ParamError>;
 
-/// Description of a registered policy, for `fairsim policies` and validation.
+/// A policy fairsim knows: its name, a one-line summary, the schema of its
+/// parameters and its builder. Each policy file declares one as `INFO`, and
+/// [`registry`] lists them.
 pub struct PolicyInfo {
     pub name: &'static str,
     pub summary: &'static str,
-    /// (parameter, meaning) pairs it accepts besides `label` and `spare`.
-    pub params: &'static [(&'static str, &'static str)],
+    /// The parameters it accepts besides `label` and `spare`.
+    pub params: &'static [Param],
     pub build: Builder,
 }
 
-/// Every policy fairsim knows, in the order `fairsim policies` lists them.
-pub fn registry() -> &'static [PolicyInfo] {
-    &[
-        PolicyInfo {
-            name: "fifo",
-            summary: "one global queue in arrival order (the oldest claimable job runs next)",
-            params: &[],
-            build: fifo::build,
-        },
-        PolicyInfo {
-            name: "priority",
-            summary: "strict priority by class (lower number first), arrival order within a class",
-            params: &[("then", "policy ordering the tenants inside each class, e.g. round_robin (default: arrival order)")],
-            build: priority::build,
-        },
-        PolicyInfo {
-            name: "round_robin",
-            summary: "one job per tenant per turn, rotating over tenants with claimable work",
-            params: &[("order", "rotation order: a list of tenant names (default: declaration order)")],
-            build: round_robin::build,
-        },
-        PolicyInfo {
-            name: "aging",
-            summary: "class priority minus one level per `step` waited (at most `max_boost` levels); bounds the wait of low classes",
-            params: &[
-                ("step", "wait that earns one level of boost (default 1m)"),
-                ("max_boost", "most levels a wait can earn (default 3)"),
-            ],
-            build: aging::build,
-        },
-        PolicyInfo {
-            name: "bands",
-            summary: "priority with a floor: each class with a floor gets at least that fraction of the dispatches over a rolling window, strict priority for the rest",
-            params: &[
-                ("floor", "minimum fraction of dispatches per class, e.g. {bulk: 0.1}"),
-                ("window", "rolling window the floors are measured over (default 1m)"),
-                ("then", "policy ordering the tenants inside each class, e.g. round_robin (default: arrival order)"),
-            ],
-            build: bands::build,
-        },
-        PolicyInfo {
-            name: "reserve",
-            summary: "reserved capacity with borrowing: `workers` held for `class`, lent to others while that class has no queued job; arrival order otherwise",
-            params: &[
-                ("class", "the class the workers are reserved for (required)"),
-                ("workers", "how many workers are reserved (default 1)"),
-            ],
-            build: reserve::build,
-        },
-        PolicyInfo {
-            name: "edf",
-            summary: "earliest deadline first (or least slack first); jobs without a deadline last; optionally drops jobs that can no longer make it",
-            params: &[
-                ("order", "`deadline` (default) or `slack` (deadline - now - service)"),
-                ("late", "`run` (default): run late jobs anyway; `drop`: expire a job whose slack is negative when it would start"),
-            ],
-            build: edf::build,
-        },
-        PolicyInfo {
-            name: "hierarchical",
-            summary: "strict class priority, then a tenant-level policy inside each class (same as priority with `then`)",
-            params: &[
-                ("over", "grouping of the top level: only `classes`"),
-                ("then", "policy ordering the tenants inside each class (default round_robin)"),
-            ],
-            build: hierarchical::build,
-        },
-        PolicyInfo {
-            name: "drr",
-            summary: "deficit round robin: each visit adds quantum x weight of credit; jobs run while it is positive",
-            params: &[
-                ("over", "tenant (default) or class: what the weights divide"),
-                ("cost", "jobs (default: every job costs 1) or work (a job costs its service time)"),
-                ("quantum", "credit per visit per unit of weight: jobs, or seconds for cost: work (default 1 job; for work the mean service time)"),
-            ],
-            build: drr::build,
-        },
-        PolicyInfo {
-            name: "wfq",
-            summary: "weighted fair queueing: smallest virtual finish tag max(F_prev, V) + L/weight first (self-clocked V)",
-            params: &[
-                ("over", "tenant (default) or class: what the weights divide"),
-                ("cost", "jobs (default: L = 1) or work (L = service seconds)"),
-            ],
-            build: wfq::build,
-        },
-        PolicyInfo {
-            name: "lottery",
-            summary: "weighted random choice among flows with claimable work (seeded, O(log n) Fenwick draw)",
-            params: &[("over", "tenant (default) or class: what the weights divide")],
-            build: lottery::build,
-        },
-        PolicyInfo {
-            name: "share",
-            summary: "stateless: the flow whose service in the recent window is furthest below weight / total weight",
-            params: &[
-                ("over", "tenant (default) or class: what the weights divide"),
-                ("cost", "jobs (default) or work: how service in the window is counted"),
-                ("window", "how far back service counts (default 1m)"),
-            ],
-            build: share::build,
-        },
-        PolicyInfo {
-            name: "drf",
-            summary: "dominant resource fairness: the tenant with the smallest dominant share / weight whose job fits",
-            params: &[],
-            build: drf::build,
-        },
-    ]
-}
-
-/// Looks a policy up by name.
-pub fn find(name: &str) -> Option<&'static PolicyInfo> {
-    registry().iter().find(|p| p.name == name)
-}
-
-/// Names of the parameters a spec sets.
-fn params_set(p: &PolicyParams) -> Vec<&'static str> {
-    let mut v = Vec::new();
-    if p.order.is_some() || p.edf_order.is_some() {
-        v.push("order");
+impl PolicyInfo {
+    /// The schema entry of parameter `name`.
+    pub fn param(&self, name: &str) -> Option<&'static Param> {
+        self.params.iter().find(|p| p.name == name)
     }
-    for (name, set) in [
-        ("over", p.over.is_some()),
-        ("cost", p.cost.is_some()),
-        ("quantum", p.quantum.is_some()),
-        ("step", p.step.is_some()),
-        ("max_boost", p.max_boost.is_some()),
-        ("window", p.window.is_some()),
-        ("floor", p.floors.is_some()),
-        ("class", p.class.is_some()),
-        ("workers", p.workers.is_some()),
-        ("late", p.late.is_some()),
-        ("then", p.then.is_some()),
-    ] {
-        if set {
-            v.push(name);
-        }
-    }
-    v
-}
-
-/// Checks that `spec.kind` is a known policy and that it sets only parameters
-/// that policy accepts. Returns a message naming the valid choices on error.
-pub fn validate_params(spec: &PolicySpec) -> Result<(), String> {
-    let Some(info) = find(&spec.kind) else {
-        let names: Vec<&str> = registry().iter().map(|p| p.name).collect();
-        return Err(format!(
-            "unknown policy `{}`; choose one of: {} (see `fairsim policies`)",
-            spec.kind,
-            names.join(", ")
-        ));
-    };
-    for name in params_set(&spec.params) {
-        if !info.params.iter().any(|(p, _)| *p == name) {
-            let valid: Vec<&str> = info.params.iter().map(|(p, _)| *p).collect();
-            let valid = if valid.is_empty() { "none".to_string() } else { valid.join(", ") };
-            return Err(format!(
-                "policy `{}` does not take `{name}`; its parameters are: {valid} (plus label, spare)",
-                spec.kind
-            ));
-        }
-    }
-    flows::check_values(&spec.params)?;
-    Ok(())
 }
 
 /// Builds the policy a spec describes.
-pub fn build(spec: &PolicySpec, scenario: &Scenario) -> Result<Box<dyn Policy>, String> {
-    validate_params(spec)?;
-    let info = find(&spec.kind).ok_or_else(|| format!("unknown policy `{}`", spec.kind))?;
+pub fn build(spec: &PolicySpec, scenario: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
+    let info = find(&spec.kind).ok_or_else(|| ParamError::from(unknown_policy(&spec.kind)))?;
     (info.build)(spec, scenario)
 }
 

@@ -2,9 +2,12 @@
 //! 5), arrival order within a class. Starves lower classes under sustained
 //! higher-class demand: that is the point of showing it.
 
+use super::compose::THEN;
+use super::PolicyInfo;
 use super::{KeyedQueue, Policy};
-use crate::engine::{Gate, Job, JobTable, Slot};
-use crate::scenario::{PolicySpec, Scenario, TenantId};
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
 pub struct Priority {
@@ -12,10 +15,17 @@ pub struct Priority {
     queue: KeyedQueue<(i32, Time)>,
 }
 
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "priority",
+    summary: "strict priority by class (lower number first), arrival order within a class",
+    params: &[THEN],
+    build,
+};
+
 /// With `then`, the classes keep strict priority and a separate instance of
 /// the `then` policy orders the jobs inside each class (see `hierarchical.rs`).
-pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
-    if let Some(then) = spec.params.then.as_deref() {
+pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
+    if let Some(then) = spec.params.opt::<&PolicySpec>(&THEN) {
         return super::hierarchical::build_priority_then(then, sc);
     }
     Ok(Box::new(Priority {

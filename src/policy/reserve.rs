@@ -19,9 +19,11 @@
 //!
 //! Cost: two arrival-ordered queues, O(log n) per dispatch.
 
+use super::PolicyInfo;
 use super::{KeyedQueue, Policy};
-use crate::engine::{Gate, Job, JobTable, Skip, Slot};
-use crate::scenario::{ClassId, PolicySpec, Scenario, TenantId};
+use crate::core::{Gate, Job, JobTable, Skip, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{ClassId, Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
 pub struct Reserve {
@@ -35,13 +37,37 @@ pub struct Reserve {
     others: KeyedQueue<Time>,
 }
 
-pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
-    let Some(class) = spec.params.class else {
-        return Err("reserve needs `class:`, the class the workers are reserved for, e.g. `{policy: reserve, class: interactive, workers: 2}`".into());
-    };
-    let reserved = spec.params.workers.unwrap_or(1);
-    if reserved == 0 || reserved > sc.workers {
-        return Err(format!("`workers: {reserved}` must be between 1 and the pool's {} workers", sc.workers));
+const CLASS: Param = Param {
+    name: "class",
+    kind: ParamKind::Class,
+    default: ParamDefault::Required,
+    doc: "the class the workers are reserved for",
+};
+
+const WORKERS: Param = Param {
+    name: "workers",
+    kind: ParamKind::Count { min: 1 },
+    default: ParamDefault::Count(1),
+    doc: "how many workers are reserved (at most the pool's workers)",
+};
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "reserve",
+    summary: "reserved capacity with borrowing: `workers` held for `class`, lent to others while that class has no queued job; arrival order otherwise",
+    params: &[CLASS, WORKERS],
+    build,
+};
+
+pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
+    let class: ClassId = spec.params.get(&CLASS).map_err(|_| {
+        ParamError::from("reserve needs `class:`, the class the workers are reserved for, e.g. `{policy: reserve, class: interactive, workers: 2}`")
+    })?;
+    let reserved: u32 = spec.params.get(&WORKERS)?;
+    if reserved > sc.workers {
+        return Err(ParamError::at(
+            &WORKERS,
+            format!("`workers: {reserved}` must be between 1 and the pool's {} workers", sc.workers),
+        ));
     }
     Ok(Box::new(Reserve {
         class,

@@ -7,9 +7,11 @@ use std::collections::VecDeque;
 
 use super::slot_list::{SlotLinks, SlotList};
 use super::Policy;
-use crate::engine::{Gate, Job, JobTable, Slot};
+use super::PolicyInfo;
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
 use crate::prefetch::prefetch_item;
-use crate::scenario::{PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
 /// One tenant's place in the rotation and the ends of its job list, in 16
@@ -32,11 +34,25 @@ pub struct RoundRobin {
     joining: Vec<TenantId>,
 }
 
-pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
+const ORDER: Param = Param {
+    name: "order",
+    kind: ParamKind::Tenants,
+    default: ParamDefault::Derived("declaration order"),
+    doc: "rotation order; tenants not listed follow in declaration order",
+};
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "round_robin",
+    summary: "one job per tenant per turn, rotating over tenants with claimable work",
+    params: &[ORDER],
+    build,
+};
+
+pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
     let n = sc.tenants.len();
     let mut members = vec![Member { rank: u32::MAX, ..Default::default() }; n];
     let mut next = 0u32;
-    if let Some(order) = &spec.params.order {
+    if let Some(order) = spec.params.opt::<&[TenantId]>(&ORDER) {
         for &t in order {
             if members[t as usize].rank == u32::MAX {
                 members[t as usize].rank = next;
@@ -69,6 +85,10 @@ impl RoundRobin {
 }
 
 impl Policy for RoundRobin {
+    fn promises_rotation(&self) -> bool {
+        true
+    }
+
     fn next_hint(&self) -> Option<(Slot, TenantId)> {
         // the member after next is read by the next hint: start loading it
         if let Some(&t) = self.rotation.get(1) {

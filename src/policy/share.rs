@@ -36,8 +36,10 @@ use std::collections::{BTreeSet, VecDeque};
 
 use super::flows::{self, Cost, FlowId, FlowQueues, OrdF64, Take};
 use super::Policy;
-use crate::engine::{Gate, Job, JobTable, Slot};
-use crate::scenario::{PolicySpec, Scenario, TenantId};
+use super::PolicyInfo;
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
 use crate::time::{Time, SECOND};
 
 /// Default measurement window.
@@ -62,7 +64,21 @@ pub struct Share {
     woke: Vec<FlowId>,
 }
 
-pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
+const WINDOW: Param = Param {
+    name: "window",
+    kind: ParamKind::Duration,
+    default: ParamDefault::Duration(DEFAULT_WINDOW),
+    doc: "how far back service counts",
+};
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "share",
+    summary: "stateless: the flow whose service in the recent window is furthest below weight / total weight",
+    params: &[flows::OVER, flows::COST, WINDOW],
+    build,
+};
+
+pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
     let over = flows::parse_over(&spec.params)?;
     let cost = flows::parse_cost(&spec.params)?;
     let weight = flows::weights(sc, over);
@@ -70,7 +86,7 @@ pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String
     Ok(Box::new(Share {
         flows: FlowQueues::new(sc, over),
         cost,
-        window: spec.params.window.unwrap_or(DEFAULT_WINDOW),
+        window: spec.params.get(&WINDOW)?,
         weight,
         served: vec![0; n],
         leaving: VecDeque::new(),

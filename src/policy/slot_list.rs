@@ -15,7 +15,7 @@
 //! A slot is in at most one list of a [`SlotLinks`] at a time: a job is
 //! queued once, and leaves its list before its slot can be reused.
 
-use crate::engine::Slot;
+use crate::core::Slot;
 use crate::prefetch::prefetch_item;
 
 /// Marks "no slot" in a list's ends.

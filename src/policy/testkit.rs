@@ -2,8 +2,8 @@
 //! does (push, pick through a real [`Gate`], finish, unpark) without time, so
 //! a test can assert the exact dispatch order and skip reasons.
 
-use crate::engine::{Gate, Job, JobTable, Skip, Slot, TenantLoad};
-use crate::scenario::{Res, Scenario, MAX_RESOURCES};
+use crate::core::{Gate, Job, JobTable, Skip, Slot, TenantLoad};
+use crate::model::{Res, Scenario, MAX_RESOURCES};
 use crate::time::Time;
 use crate::workload::ArrivalStream;
 

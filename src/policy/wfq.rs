@@ -30,10 +30,12 @@
 //! never beyond what its cap allows.
 
 use super::flows::{self, Cost, FlowId, OrdF64};
+use super::PolicyInfo;
 use super::{KeyedQueue, Policy};
-use crate::engine::{Gate, Job, JobTable, Slot};
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::policy::ParamError;
+use crate::model::{PolicySpec, Scenario, TenantId};
 use crate::prefetch::prefetch_item;
-use crate::scenario::{PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
 pub struct Wfq {
@@ -53,7 +55,15 @@ struct FlowTags {
     last_tag: f64,
 }
 
-pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, String> {
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "wfq",
+    summary:
+        "weighted fair queueing: smallest virtual finish tag max(F_prev, V) + L/weight first (self-clocked V)",
+    params: &[flows::OVER, flows::COST],
+    build,
+};
+
+pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
     let over = flows::parse_over(&spec.params)?;
     let cost = flows::parse_cost(&spec.params)?;
     let weight = flows::weights(sc, over);

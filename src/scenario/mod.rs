@@ -1,14 +1,13 @@
-//! Scenario files: the serde model of the YAML, validation, and the typed
-//! [`Scenario`] the rest of fairsim works on.
+//! Scenario files: the serde model of the YAML ([`raw`]) and the loader that
+//! validates it into the typed [`crate::model::Scenario`] the rest of fairsim
+//! works on.
 //!
 //! Use [`load`] (a file) or [`load_str`] (text); the key reference is
 //! `docs/scenario.md`.
 
 mod load;
-pub mod model;
 pub mod raw;
 #[cfg(test)]
 mod tests;
 
-pub use load::{load, load_str, load_unscanned, MAX_SPREAD};
-pub use model::*;
+pub use load::{load, load_str, load_unscanned, policy_error, MAX_SPREAD, RESERVED_LABELS};

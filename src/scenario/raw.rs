@@ -80,16 +80,6 @@ impl<'de> Deserialize<'de> for Rate {
     }
 }
 
-/// A number, or a duration string (converted to seconds by the loader).
-#[derive(Debug, Clone, PartialEq)]
-pub struct NumOrDur(pub Text);
-
-impl<'de> Deserialize<'de> for NumOrDur {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(TextVisitor("a number, or a duration such as 200ms or 2s")).map(NumOrDur)
-    }
-}
-
 /// A YAML mapping kept in file order: `name -> V`. Duplicate keys are
 /// rejected by serde-saphyr before they get here.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,11 +150,12 @@ impl RawScenario {
     }
 }
 
-/// `log: {tick: 1s}`.
+/// `log: {tick: 1s, window: 10s}`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawLog {
     pub tick: Option<Spanned<Dur>>,
+    pub window: Option<Spanned<Dur>>,
 }
 
 /// A tenant's properties.
@@ -338,32 +329,87 @@ impl<'de> Deserialize<'de> for RawService {
     }
 }
 
-/// A policy entry: a bare kind (`fifo`) or a map.
+/// A policy entry: a bare kind (`fifo`) or a map whose keys are checked
+/// against the policy's parameter schema by the loader.
 #[derive(Debug)]
 pub enum RawPolicy {
     Kind(String),
-    Map(Box<RawPolicyMap>),
+    Map(Vec<(Spanned<String>, Spanned<RawValue>)>),
 }
 
-/// Policy entry, map form.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawPolicyMap {
-    pub policy: Option<Spanned<String>>,
-    pub label: Option<Spanned<String>>,
-    pub spare: Option<Spanned<String>>,
-    pub order: Option<Spanned<RawOrder>>,
-    pub over: Option<Spanned<String>>,
-    pub cost: Option<Spanned<String>>,
-    pub quantum: Option<Spanned<NumOrDur>>,
-    pub step: Option<Spanned<Dur>>,
-    pub max_boost: Option<Spanned<i32>>,
-    pub window: Option<Spanned<Dur>>,
-    pub floor: Option<Spanned<NamedMap<Spanned<f64>>>>,
-    pub class: Option<Spanned<String>>,
-    pub workers: Option<Spanned<u32>>,
-    pub late: Option<Spanned<String>>,
-    pub then: Option<Box<Spanned<RawPolicy>>>,
+/// A value whose shape the loader checks later (policy parameters, whose
+/// schema depends on the policy named in the same map): kept with the
+/// location of every part.
+#[derive(Debug)]
+pub enum RawValue {
+    Null,
+    Scalar(Text),
+    List(Vec<Spanned<RawValue>>),
+    Map(Vec<(Spanned<String>, Spanned<RawValue>)>),
+}
+
+struct RawValueVisitor;
+
+impl<'de> Visitor<'de> for RawValueVisitor {
+    type Value = RawValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a value, a list or a map")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<RawValue, E> {
+        Ok(RawValue::Null)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<RawValue, E> {
+        Ok(RawValue::Null)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<RawValue, E> {
+        Ok(RawValue::Scalar(Text { text: v.to_string(), numeric: false }))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawValue, E> {
+        TextVisitor("").visit_str(v).map(RawValue::Scalar)
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<RawValue, E> {
+        TextVisitor("").visit_string(v).map(RawValue::Scalar)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawValue, E> {
+        TextVisitor("").visit_u64(v).map(RawValue::Scalar)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawValue, E> {
+        TextVisitor("").visit_i64(v).map(RawValue::Scalar)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawValue, E> {
+        TextVisitor("").visit_f64(v).map(RawValue::Scalar)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawValue, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element::<Spanned<RawValue>>()? {
+            out.push(v);
+        }
+        Ok(RawValue::List(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawValue, A::Error> {
+        let mut out = Vec::new();
+        while let Some(k) = map.next_key::<Spanned<String>>()? {
+            out.push((k, map.next_value::<Spanned<RawValue>>()?));
+        }
+        Ok(RawValue::Map(out))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(RawValueVisitor)
+    }
 }
 
 struct PolicyVisitor;
@@ -380,48 +426,15 @@ impl<'de> Visitor<'de> for PolicyVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawPolicy, A::Error> {
-        RawPolicyMap::deserialize(de::value::MapAccessDeserializer::new(map))
-            .map(|m| RawPolicy::Map(Box::new(m)))
+        match RawValueVisitor.visit_map(map)? {
+            RawValue::Map(m) => Ok(RawPolicy::Map(m)),
+            _ => Err(de::Error::custom("expected a map")),
+        }
     }
 }
 
 impl<'de> Deserialize<'de> for RawPolicy {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(PolicyVisitor)
-    }
-}
-
-/// `order:` a list of tenant names (round_robin) or a word (edf).
-#[derive(Debug)]
-pub enum RawOrder {
-    Tenants(Vec<Spanned<String>>),
-    Word(String),
-}
-
-struct OrderVisitor;
-
-impl<'de> Visitor<'de> for OrderVisitor {
-    type Value = RawOrder;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a list of tenant names such as [A, B, C], or a word such as deadline")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawOrder, E> {
-        Ok(RawOrder::Word(v.to_string()))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawOrder, A::Error> {
-        let mut out = Vec::new();
-        while let Some(name) = seq.next_element::<Spanned<String>>()? {
-            out.push(name);
-        }
-        Ok(RawOrder::Tenants(out))
-    }
-}
-
-impl<'de> Deserialize<'de> for RawOrder {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(OrderVisitor)
     }
 }

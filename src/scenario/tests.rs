@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::*;
 use crate::error::Error;
+use crate::model::*;
 use crate::time::SECOND;
 
 fn ok(yaml: &str) -> Scenario {
@@ -103,9 +104,9 @@ fn full_example_parses() {
     assert_eq!(s.policies[1].kind, "round_robin");
     assert_eq!(s.policies[1].label, "round_robin");
     assert_eq!(s.policies[1].spare, Spare::Hold);
-    assert_eq!(s.policies[1].params.order, Some(vec![2, 0, 1]));
+    assert_eq!(s.policies[1].params.value("order"), Some(&Value::Tenants(vec![2, 0, 1])));
     assert_eq!(s.policies[2].label, "drr-work");
-    assert_eq!(s.policies[2].params.cost.as_deref(), Some("work"));
+    assert_eq!(s.policies[2].params.value("cost"), Some(&Value::Word("work")));
     assert_eq!(s.policies[2].line, 19);
 }
 
@@ -119,7 +120,7 @@ fn defaults_apply() {
     assert_eq!(s.classes.len(), 1);
     assert_eq!(s.classes[0], ClassSpec { name: "default".into(), priority: 5, weight: 1.0, sla: None });
     assert_eq!(s.policies.len(), 1);
-    assert_eq!(s.policies[0], PolicySpec { kind: "fifo".into(), label: "fifo".into(), ..Default::default() });
+    assert_eq!(s.policies[0], PolicySpec::named("fifo"));
 }
 
 #[test]
@@ -258,19 +259,25 @@ policies:
         ]
     );
     // The auto label skipped `fifo-3` because an explicit label holds it.
-    let p = |i: usize| &s.policies[i].params;
-    assert_eq!(p(3).quantum, Some(0.5));
-    assert_eq!(p(3).over.as_deref(), Some("tenants"));
-    assert_eq!(p(4).quantum, Some(3.0));
-    assert_eq!((p(5).step, p(5).max_boost), (Some(10 * SECOND), Some(2)));
-    assert_eq!(p(6).window, Some(60 * SECOND));
-    assert_eq!(p(6).floors, Some(vec![(2, 0.2), (1, 0.5)]));
-    assert_eq!((p(7).class, p(7).workers), (Some(1), Some(1)));
-    assert_eq!(p(8).edf_order.as_deref(), Some("slack"));
-    assert_eq!(p(8).late.as_deref(), Some("drop"));
-    let then = p(9).then.as_ref().expect("then");
-    assert_eq!((then.kind.as_str(), then.params.quantum, then.line), ("drr", Some(2.0), 17));
-    assert_eq!(p(10).then.as_ref().map(|t| t.kind.as_str()), Some("wfq"));
+    let p = |i: usize, name: &str| s.policies[i].params.value(name).cloned();
+    assert_eq!(p(3, "quantum"), Some(Value::Number(0.5)));
+    assert_eq!(p(3, "over"), Some(Value::Word("tenants")));
+    assert_eq!(p(4, "quantum"), Some(Value::Number(3.0)));
+    assert_eq!(
+        (p(5, "step"), p(5, "max_boost")),
+        (Some(Value::Duration(10 * SECOND)), Some(Value::Count(2)))
+    );
+    assert_eq!(p(6, "window"), Some(Value::Duration(60 * SECOND)));
+    assert_eq!(p(6, "floor"), Some(Value::ClassFractions(vec![(2, 0.2), (1, 0.5)])));
+    assert_eq!((p(7, "class"), p(7, "workers")), (Some(Value::Class(1)), Some(Value::Count(1))));
+    assert_eq!(p(8, "order"), Some(Value::Word("slack")));
+    assert_eq!(p(8, "late"), Some(Value::Word("drop")));
+    let Some(Value::Policy(then)) = p(9, "then") else { panic!("then: {:?}", p(9, "then")) };
+    assert_eq!(
+        (then.kind.as_str(), then.params.value("quantum"), then.line),
+        ("drr", Some(&Value::Number(2.0)), 17)
+    );
+    assert!(matches!(p(10, "then"), Some(Value::Policy(t)) if t.kind == "wfq"));
     assert_eq!(s.policies[3].line, 11);
 }
 
@@ -325,8 +332,8 @@ fn error_unknown_policy_key() {
     let (line, _, msg) =
         fail("workers: 1\nworkload:\n  - {tenant: A, count: 1, service: 1s}\npolicies:\n  - {policy: drr, quantom: 2}\n");
     assert_eq!(line, 5);
-    assert!(msg.contains("unknown field `quantom`"), "{msg}");
-    assert!(msg.contains("quantum"), "{msg}");
+    assert!(msg.contains("policy `drr` does not take `quantom`; did you mean `quantum`?"), "{msg}");
+    assert!(msg.contains("its keys are: over, cost, quantum, label, spare"), "{msg}");
 }
 
 #[test]

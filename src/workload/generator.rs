@@ -4,27 +4,11 @@ use rand::RngExt;
 use rand_distr::{Distribution, Exp, LogNormal};
 use rand_pcg::Pcg64;
 
-use crate::scenario::{ArrivalSpec, ClassId, EntrySpec, Res, ServiceSpec, TenantId};
+use crate::core::Arrival;
+use crate::model::{ArrivalSpec, EntrySpec, ServiceSpec};
 use crate::time::{from_secs_f64, Time, SECOND};
 
 use super::rng::{stream, Purpose};
-
-/// A job as the workload produces it, before the engine assigns its id.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Arrival {
-    pub time: Time,
-    pub tenant: TenantId,
-    pub class: ClassId,
-    pub service: Time,
-    /// Absolute deadline, if the entry has one.
-    pub deadline: Option<Time>,
-    pub cost: Res,
-    /// How many attempts fail before one succeeds (drawn up front so that every
-    /// policy sees the same failures).
-    pub failures: u32,
-    /// Attempts allowed in all; when `failures >= max_attempts` the job fails for good.
-    pub max_attempts: u32,
-}
 
 /// Service-time sampler (pre-validated parameters).
 #[derive(Debug, Clone)]

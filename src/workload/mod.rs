@@ -9,5 +9,4 @@ pub mod rng;
 pub mod stream;
 pub mod trace;
 
-pub use generator::Arrival;
 pub use stream::ArrivalStream;

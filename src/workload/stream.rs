@@ -2,11 +2,12 @@
 //! (arrival time, entry index, order within the entry).
 
 use crate::error::Error;
+use crate::model::Scenario;
 use crate::quad_heap::QuadHeap;
-use crate::scenario::Scenario;
 
-use super::generator::{Arrival, EntryGenerator};
+use super::generator::EntryGenerator;
 use super::trace::TraceSource;
+use crate::core::Arrival;
 
 /// Source of arrivals for one simulation run.
 pub trait Source {

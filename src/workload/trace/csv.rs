@@ -6,7 +6,7 @@ use std::io::Read as IoRead;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::scenario::{CsvColumns, TimeFormat, MAX_RESOURCES};
+use crate::model::{CsvColumns, TimeFormat, MAX_RESOURCES};
 use crate::time::{Time, SECOND};
 
 use super::rfc3339::{parse_rfc3339, parse_scaled};

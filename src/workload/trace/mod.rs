@@ -31,13 +31,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::scenario::{
+use crate::model::{
     ClassId, ClassSpec, Res, Scenario, TenantId, TenantSpec, TimeFormat, TraceFormat, TraceScan, TraceSpec,
     MAX_RESOURCES,
 };
 use crate::time::Time;
 
-use super::Arrival;
+use crate::core::Arrival;
 
 /// One parsed row, before shifting and name resolution. Reused between rows.
 #[derive(Debug, Clone, Default)]

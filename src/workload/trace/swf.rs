@@ -20,7 +20,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::scenario::{Scenario, MAX_RESOURCES};
+use crate::model::{Scenario, MAX_RESOURCES};
 use crate::time::SECOND;
 
 use super::rfc3339::parse_scaled;

@@ -1,4 +1,5 @@
-//! Accounting: what each tenant and class received, and the wait statistics.
+//! Per-group statistics (all jobs, each tenant, each class): counters, and
+//! the exact wait and slowdown percentiles.
 //!
 //! Percentiles are exact and nearest-rank: the p-th percentile of n sorted
 //! values is the value at 1-based rank ceil(p/100 * n) (the smallest value
@@ -16,12 +17,10 @@
 //! scratch value for the slowdowns, whose log is freed before the waits'
 //! 8-byte scratch is allocated).
 
-pub mod fairness;
-
 use std::cmp::Ordering;
 
-use crate::engine::Outcome;
-use crate::scenario::{ClassId, TenantId};
+use crate::core::Outcome;
+use crate::model::{ClassId, TenantId};
 use crate::time::Time;
 
 /// The percentiles fairsim reports (besides the maximum); [`SampleLog::finish`]
@@ -163,7 +162,7 @@ pub struct GroupStats {
     /// decimals written), summarised by [`SampleLog::finish`].
     pub slowdowns: Summary<f32>,
     /// Service received and entitled, summed over fairness windows
-    /// (worker-microseconds; see [`fairness::ServiceWindows`]).
+    /// (worker-microseconds; see [`super::fairness::ServiceWindows`]).
     pub received: f64,
     pub entitled: f64,
 }

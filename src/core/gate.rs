@@ -1,7 +1,7 @@
 //! Eligibility at claim time: the engine's per-tenant caps and resource fit,
 //! checked for the job a policy proposes. Policies never enforce caps.
 
-use crate::scenario::{Res, TenantId, MAX_RESOURCES};
+use crate::model::{Res, TenantId, MAX_RESOURCES};
 
 use super::job::{Job, Slot};
 

@@ -1,9 +1,25 @@
 //! Live jobs: a slab indexed by slot, so memory follows the number of jobs in
 //! the system, not the length of the run.
 
-use crate::scenario::{ClassId, Res, TenantId};
+use crate::model::{ClassId, Res, TenantId};
 use crate::time::Time;
-use crate::workload::Arrival;
+
+/// A job as the workload produces it, before the engine assigns its id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arrival {
+    pub time: Time,
+    pub tenant: TenantId,
+    pub class: ClassId,
+    pub service: Time,
+    /// Absolute deadline, if the entry has one.
+    pub deadline: Option<Time>,
+    pub cost: Res,
+    /// How many attempts fail before one succeeds (drawn up front so that every
+    /// policy sees the same failures).
+    pub failures: u32,
+    /// Attempts allowed in all; when `failures >= max_attempts` the job fails for good.
+    pub max_attempts: u32,
+}
 
 /// Index of a live job in the [`JobTable`]; reused after the job ends.
 pub type Slot = u32;

@@ -1,0 +1,153 @@
+//! The per-run log files, streamed as events happen: the observation log
+//! (`ticks.csv`, [`ticks`]), the per-job records (`jobs.csv`), the tenant and
+//! class time series (`tenants.csv`, `classes.csv`, [`series`]) and the
+//! fairness windows (`fairness.csv`). Only written with `--logs full`; the
+//! statistics behind `summary.csv` are [`super::tally`].
+
+pub(crate) mod csv_rows;
+mod series;
+mod ticks;
+
+use std::path::Path;
+
+use crate::core::{Job, JobState, Outcome, Skip, Slot};
+use crate::error::{Error, Result};
+use crate::model::{Scenario, TenantId};
+use crate::time::Time;
+
+use super::fairness::Window;
+use super::groups::GroupStats;
+use super::Snapshot;
+use csv_rows::{open_csv, Csv};
+use series::Series;
+use ticks::TickLog;
+
+pub struct Logs {
+    jobs: Csv,
+    ticks: TickLog,
+    series: Series,
+    fairness: Csv,
+}
+
+impl Logs {
+    /// Creates the log files in `dir`.
+    pub fn new(sc: &Scenario, dir: &Path) -> Result<Self> {
+        // creation order is the order the files were always created in
+        let series = Series::new(sc, dir)?;
+        let fairness = open_csv(dir, "fairness.csv", &["time", "jain", "backlogged"])?;
+        let jobs = open_csv(
+            dir,
+            "jobs.csv",
+            &[
+                "job", "tenant", "class", "arrival", "start", "finish", "wait", "service", "attempts",
+                "outcome",
+            ],
+        )?;
+        Ok(Logs { jobs, ticks: TickLog::new(sc, dir)?, series, fairness })
+    }
+
+    pub fn on_arrival(&mut self, job: &Job) {
+        self.ticks.on_arrival(job.tenant);
+        self.series.on_arrival(job);
+    }
+
+    /// `queued` is the tenant's queue length after.
+    pub fn on_queued(&mut self, job: &Job, slot: Slot, queued: u64) {
+        if queued == 1 {
+            self.ticks.set_waiting(job.tenant, true);
+        }
+        self.series.on_queued(job, slot);
+    }
+
+    /// `queued` is the tenant's queue length after.
+    pub fn on_start(&mut self, job: &Job, queued: u64) {
+        self.series.on_start(job);
+        if queued == 0 {
+            self.ticks.set_waiting(job.tenant, false);
+        }
+        self.ticks.on_chosen(job.tenant);
+    }
+
+    pub fn on_skip(&mut self, s: (TenantId, Skip)) {
+        self.ticks.on_skip(s);
+    }
+
+    pub fn on_attempt_end(&mut self, job: &Job) {
+        self.series.on_attempt_end(job);
+    }
+
+    /// A queued job was dropped; `queued` is its tenant's queue length after.
+    pub fn on_expired(&mut self, job: &Job, queued: u64) {
+        if queued == 0 {
+            self.ticks.set_waiting(job.tenant, false);
+        }
+    }
+
+    /// Writes the job's row of `jobs.csv`: start, finish and wait are empty
+    /// for a job that never ran (finish also for one still running).
+    pub fn on_end(&mut self, sc: &Scenario, job: &Job, now: Time, outcome: Outcome) -> Result<()> {
+        if job.state == JobState::Queued && outcome == Outcome::Expired {
+            self.series.on_dropped(job);
+        }
+        self.series.touch(job.tenant);
+        let w = &mut self.jobs;
+        w.int(job.seq);
+        w.text(&sc.tenants[job.tenant as usize].name);
+        w.text(&sc.classes[job.class as usize].name);
+        w.secs(job.arrival);
+        match job.first_start {
+            Some(s) if outcome != Outcome::Unfinished || job.state == JobState::Running => {
+                w.secs(s);
+                if outcome == Outcome::Unfinished {
+                    w.empty();
+                } else {
+                    w.secs(now);
+                }
+                w.secs(s - job.arrival);
+            }
+            _ => {
+                w.empty();
+                w.empty();
+                w.empty();
+            }
+        }
+        w.secs(job.service);
+        w.int(job.attempts as u64);
+        w.text(outcome.as_str());
+        w.end()
+    }
+
+    /// Writes the fairness window that ended at `end`.
+    pub fn on_window(&mut self, end: Time, w: &Window) -> Result<()> {
+        let f = &mut self.fairness;
+        f.secs(end);
+        match w.jain {
+            Some(j) => f.text(&format!("{j:.6}")),
+            None => f.empty(),
+        }
+        f.int(w.backlogged as u64);
+        f.end()
+    }
+
+    /// Writes the rows of tick `index` (ending at `end`) and opens the next
+    /// tick with the snapshot's idle workers.
+    pub fn close_tick(
+        &mut self,
+        sc: &Scenario,
+        now: &Snapshot,
+        classes: &[GroupStats],
+        index: u64,
+        end: Time,
+    ) -> Result<()> {
+        self.ticks.close(sc, now.loads, index, end, now.free_workers)?;
+        self.series.close(sc, now.loads, now.jobs, classes, end)
+    }
+
+    pub fn flush(&mut self) -> Result<()> {
+        let err = |e| Error::io("flushing CSV", e);
+        self.jobs.flush().map_err(err)?;
+        self.ticks.flush().map_err(err)?;
+        self.series.flush().map_err(err)?;
+        self.fairness.flush().map_err(err)
+    }
+}

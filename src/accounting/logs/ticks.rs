@@ -1,0 +1,168 @@
+//! The observation log (`ticks.csv`): one row per tick with the idle workers
+//! at its start, each waiting tenant's queue length at its end, the tenants
+//! dispatched in order, the tenants passed over with their reason, and every
+//! tenant's cumulative completions.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::core::{Skip, TenantLoad};
+use crate::error::Result;
+use crate::model::{Scenario, TenantId};
+use crate::time::Time;
+
+use super::csv_rows::{open_csv, push_u64, Csv};
+
+pub struct TickLog {
+    csv: Csv,
+    /// Workers idle at the start of the current tick.
+    free_at_start: u32,
+    chosen: Vec<TenantId>,
+    skipped: Vec<(TenantId, Skip)>,
+    /// Tenants with at least one arrival so far, in id order.
+    seen: BTreeSet<TenantId>,
+    /// Tenants with queued jobs.
+    waiting: DenseSet,
+    /// Scratch buffers for the list cells.
+    cell: Vec<u8>,
+    waiting_sorted: Vec<TenantId>,
+}
+
+impl TickLog {
+    pub fn new(sc: &Scenario, dir: &Path) -> Result<Self> {
+        Ok(TickLog {
+            csv: open_csv(
+                dir,
+                "ticks.csv",
+                &["tick", "time", "workers_free", "waiting", "chosen", "skipped", "completed"],
+            )?,
+            free_at_start: sc.workers,
+            chosen: Vec::new(),
+            skipped: Vec::new(),
+            seen: BTreeSet::new(),
+            waiting: DenseSet::new(sc.tenants.len()),
+            cell: Vec::new(),
+            waiting_sorted: Vec::new(),
+        })
+    }
+
+    pub fn on_arrival(&mut self, tenant: TenantId) {
+        self.seen.insert(tenant);
+    }
+
+    /// Whether `tenant` has queued jobs, for the `waiting` cell.
+    pub fn set_waiting(&mut self, tenant: TenantId, waiting: bool) {
+        if waiting {
+            self.waiting.insert(tenant);
+        } else {
+            self.waiting.remove(tenant);
+        }
+    }
+
+    pub fn on_chosen(&mut self, tenant: TenantId) {
+        self.chosen.push(tenant);
+    }
+
+    /// A tenant passed over in this tick; each tenant:reason is listed once.
+    pub fn on_skip(&mut self, s: (TenantId, Skip)) {
+        if !self.skipped.contains(&s) {
+            self.skipped.push(s);
+        }
+    }
+
+    /// Writes the row of tick `index`, which ends at `end`, and opens the
+    /// next one with `free_now` idle workers.
+    pub fn close(
+        &mut self,
+        sc: &Scenario,
+        loads: &[TenantLoad],
+        index: u64,
+        end: Time,
+        free_now: u32,
+    ) -> Result<()> {
+        let name = |t: TenantId| sc.tenants[t as usize].name.as_bytes();
+        let (w, cell) = (&mut self.csv, &mut self.cell);
+        w.int(index);
+        w.secs(end);
+        w.int(self.free_at_start as u64);
+        self.waiting_sorted.clear();
+        self.waiting_sorted.extend_from_slice(&self.waiting.items);
+        self.waiting_sorted.sort_unstable();
+        cell.clear();
+        for &t in &self.waiting_sorted {
+            list_sep(cell);
+            cell.extend_from_slice(name(t));
+            cell.push(b':');
+            push_u64(cell, loads[t as usize].queued);
+        }
+        w.bytes(cell);
+        cell.clear();
+        for &t in &self.chosen {
+            list_sep(cell);
+            cell.extend_from_slice(name(t));
+        }
+        w.bytes(cell);
+        cell.clear();
+        for &(t, r) in &self.skipped {
+            list_sep(cell);
+            cell.extend_from_slice(name(t));
+            cell.push(b':');
+            cell.extend_from_slice(r.as_str().as_bytes());
+        }
+        w.bytes(cell);
+        cell.clear();
+        for &t in &self.seen {
+            list_sep(cell);
+            cell.extend_from_slice(name(t));
+            cell.push(b':');
+            push_u64(cell, loads[t as usize].completed);
+        }
+        w.bytes(cell);
+        w.end()?;
+        self.chosen.clear();
+        self.skipped.clear();
+        self.free_at_start = free_now;
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.csv.flush()
+    }
+}
+
+/// A set of tenant ids with O(1) insert and remove (unordered).
+struct DenseSet {
+    items: Vec<TenantId>,
+    pos: Vec<u32>,
+}
+
+impl DenseSet {
+    fn new(n: usize) -> Self {
+        DenseSet { items: Vec::new(), pos: vec![u32::MAX; n] }
+    }
+
+    fn insert(&mut self, t: TenantId) {
+        if self.pos[t as usize] == u32::MAX {
+            self.pos[t as usize] = self.items.len() as u32;
+            self.items.push(t);
+        }
+    }
+
+    fn remove(&mut self, t: TenantId) {
+        let p = self.pos[t as usize];
+        if p != u32::MAX {
+            self.items.swap_remove(p as usize);
+            if let Some(&moved) = self.items.get(p as usize) {
+                self.pos[moved as usize] = p;
+            }
+            self.pos[t as usize] = u32::MAX;
+        }
+    }
+}
+
+/// Space between the items of a list cell.
+fn list_sep(cell: &mut Vec<u8>) {
+    if !cell.is_empty() {
+        cell.push(b' ');
+    }
+}

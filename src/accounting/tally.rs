@@ -1,0 +1,198 @@
+//! The statistics of one run: counts and outcomes per group, the wait and
+//! slowdown samples behind the percentiles, busy time, and the fairness
+//! windows. Nothing here writes a file: the logs are [`super::logs`].
+
+use crate::core::{Job, JobState, Outcome, TenantLoad};
+use crate::model::Scenario;
+use crate::time::Time;
+
+use super::fairness::{ServiceWindows, Window};
+use super::groups::{slowdown, GroupStats, SampleLog};
+
+/// Everything measured in one run of one policy.
+#[derive(Debug, Clone, Default)]
+pub struct RunStats {
+    pub all: GroupStats,
+    pub tenants: Vec<GroupStats>,
+    pub classes: Vec<GroupStats>,
+    /// Sum over attempts of service time (worker-microseconds of busy time).
+    pub busy: u128,
+    /// Time of the last event (finish of the last job).
+    pub makespan: Time,
+    /// Jain's index of each fairness window with two or more backlogged
+    /// tenants, on service received (see [`super::fairness`]).
+    pub jain_windows: Vec<f64>,
+}
+
+/// Live statistics of one run.
+pub struct Tally {
+    stats: RunStats,
+    /// Waits and slowdowns in the order they happen, grouped at `finish`.
+    samples: SampleLog,
+    /// Service received per tenant and per class in the current fairness window.
+    fair_tenants: ServiceWindows,
+    fair_classes: ServiceWindows,
+}
+
+impl Tally {
+    pub fn new(sc: &Scenario) -> Self {
+        let pool = if sc.workers == u32::MAX { u64::MAX / 4 } else { sc.workers as u64 };
+        Tally {
+            stats: RunStats {
+                tenants: vec![GroupStats::default(); sc.tenants.len()],
+                classes: vec![GroupStats::default(); sc.classes.len()],
+                ..Default::default()
+            },
+            samples: SampleLog::default(),
+            fair_tenants: ServiceWindows::new(
+                sc.tenants.iter().map(|t| t.weight).collect(),
+                sc.tenants.iter().map(|t| t.cap.map_or(pool, |c| (c as u64).min(pool))).collect(),
+            ),
+            fair_classes: ServiceWindows::new(
+                sc.classes.iter().map(|c| c.weight).collect(),
+                vec![pool; sc.classes.len()],
+            ),
+        }
+    }
+
+    /// Per-class figures so far (the class series of the logs reads completions).
+    pub fn classes(&self) -> &[GroupStats] {
+        &self.stats.classes
+    }
+
+    /// Prefetches the tenant's fairness record (see [`crate::prefetch`]).
+    pub fn warm_tenant(&self, tenant: usize) {
+        self.fair_tenants.warm(tenant);
+    }
+
+    pub fn on_queued(&mut self, job: &Job) {
+        self.fair_tenants.on_queued(job.tenant as usize, job.service);
+        self.fair_classes.on_queued(job.class as usize, job.service);
+    }
+
+    pub fn on_start(&mut self, job: &Job, now: Time) {
+        let age = now - job.ready;
+        if job.attempts == 1 {
+            // its age is its wait; the groups' oldest_age_max take the largest
+            // wait at the end (see `finish`), so the tenant's figures are not touched now
+            self.samples.wait(age, job.tenant, job.class);
+        } else {
+            self.raise_oldest_age(job, age);
+        }
+        self.fair_tenants.on_start(job.tenant as usize, job.service, now);
+        self.fair_classes.on_start(job.class as usize, job.service, now);
+    }
+
+    fn raise_oldest_age(&mut self, job: &Job, age: Time) {
+        for g in [
+            &mut self.stats.all,
+            &mut self.stats.tenants[job.tenant as usize],
+            &mut self.stats.classes[job.class as usize],
+        ] {
+            g.oldest_age_max = g.oldest_age_max.max(age);
+        }
+    }
+
+    pub fn on_attempt_end(&mut self, job: &Job, now: Time) {
+        self.fair_tenants.on_end(job.tenant as usize, now);
+        self.fair_classes.on_end(job.class as usize, now);
+        self.stats.busy += job.service as u128;
+        self.stats.all.service += job.service;
+        self.stats.classes[job.class as usize].service += job.service;
+    }
+
+    /// A job's life ended with `outcome` at `now`.
+    pub fn on_end(&mut self, sc: &Scenario, job: &Job, now: Time, outcome: Outcome) {
+        let sla_miss = match (sc.classes[job.class as usize].sla, job.first_start) {
+            (Some(sla), Some(s)) => s - job.arrival > sla,
+            (Some(sla), None) => now - job.arrival > sla,
+            _ => false,
+        };
+        let deadline_miss = outcome == Outcome::Expired
+            || job.deadline.is_some_and(|d| outcome == Outcome::Completed && now > d);
+        if job.first_start.is_none() || job.state == JobState::Queued {
+            // never started, or left waiting: its age still counts as claimable time
+            self.raise_oldest_age(job, now.saturating_sub(job.ready));
+        }
+        for g in [&mut self.stats.all, &mut self.stats.classes[job.class as usize]] {
+            g.count_outcome(outcome);
+            g.sla_misses += sla_miss as u64;
+            g.deadline_misses += deadline_miss as u64;
+        }
+        // the engine counts each tenant's completions (`TenantLoad::completed`)
+        if outcome != Outcome::Completed {
+            self.stats.tenants[job.tenant as usize].count_outcome(outcome);
+        }
+        if sla_miss || deadline_miss {
+            let g = &mut self.stats.tenants[job.tenant as usize];
+            g.sla_misses += sla_miss as u64;
+            g.deadline_misses += deadline_miss as u64;
+        }
+        if job.state == JobState::Queued && outcome == Outcome::Expired {
+            // dropped from the queue without starting: no longer claimable demand
+            // (a rejected job was never queued, so it is not counted here)
+            self.fair_tenants.on_dropped(job.tenant as usize, job.service);
+            self.fair_classes.on_dropped(job.class as usize, job.service);
+        }
+        if outcome == Outcome::Completed {
+            if let Some(x) = slowdown(job.arrival, now, job.service) {
+                self.samples.slowdown(x as f32, job.tenant, job.class);
+            }
+        }
+        if outcome != Outcome::Unfinished {
+            self.stats.makespan = self.stats.makespan.max(now);
+        }
+    }
+
+    /// Closes the fairness window `(end - len, end]`: Jain's index on service
+    /// received against max-min entitlement; windows with fewer than two
+    /// backlogged tenants have no index and are not counted.
+    pub fn close_window(&mut self, end: Time, len: Time) -> Window {
+        let w = self.fair_tenants.close(end, len);
+        self.fair_classes.close(end, len);
+        if let Some(j) = w.jain {
+            self.stats.jain_windows.push(j);
+        }
+        w
+    }
+
+    /// Computes the wait and slowdown figures and the shares.
+    pub fn finish(mut self, loads: &[TenantLoad]) -> RunStats {
+        // idle claimants' entitlement is settled lazily (see ServiceWindows)
+        self.fair_tenants.settle();
+        self.fair_classes.settle();
+        let stats = &mut self.stats;
+        let (received, entitled) = (self.fair_tenants.received_totals(), self.fair_tenants.entitled_totals());
+        for (g, (r, e)) in stats.tenants.iter_mut().zip(received.iter().zip(&entitled)) {
+            g.received = *r;
+            g.entitled = *e;
+        }
+        let classes =
+            self.fair_classes.received_totals().into_iter().zip(self.fair_classes.entitled_totals());
+        for (g, (r, e)) in stats.classes.iter_mut().zip(classes) {
+            g.received = r;
+            g.entitled = e;
+        }
+        stats.all.received = received.iter().sum();
+        stats.all.entitled = entitled.iter().sum();
+        self.samples.finish(&mut stats.all, &mut stats.tenants, &mut stats.classes);
+        for (g, l) in stats.tenants.iter_mut().zip(loads) {
+            // Every attempt ran inside closed windows (the last window closes
+            // after the last event), so the service a tenant received there is
+            // the sum of its attempts' service: whole microseconds, summed
+            // exactly. Read from there so no per-tenant array is touched per job.
+            g.service = g.received as Time;
+            g.completed += l.completed;
+        }
+        debug_assert_eq!(
+            stats.tenants.iter().map(|g| g.service).sum::<Time>(),
+            stats.all.service,
+            "tenant service from the fairness windows differs from the attempts' service"
+        );
+        for g in std::iter::once(&mut stats.all).chain(&mut stats.tenants).chain(&mut stats.classes) {
+            g.jobs = g.completed + g.failed + g.rejected + g.expired + g.unfinished;
+            g.oldest_age_max = g.oldest_age_max.max(g.wait_max().unwrap_or(0));
+        }
+        self.stats
+    }
+}

@@ -1,0 +1,86 @@
+//! The validated, typed scenario: every name resolved to an index, every
+//! duration in microseconds. Nothing downstream of the loader
+//! ([`crate::scenario`]) sees YAML.
+//!
+//! [`workload`] holds the generator entries, [`trace`] the trace-replay
+//! entries, [`policy`] the policy entries with their typed parameters.
+
+pub mod policy;
+pub mod trace;
+pub mod workload;
+
+pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
+pub use trace::{CsvColumns, TimeFormat, TraceFormat, TraceScan, TraceSpec};
+pub use workload::{ArrivalSpec, EntrySpec, FailureSpec, ServiceSpec};
+
+use std::path::PathBuf;
+
+use crate::time::Time;
+
+/// Index of a tenant in [`Scenario::tenants`] (declaration order).
+pub type TenantId = u32;
+/// Index of a class in [`Scenario::classes`]; class 0 is always `default`.
+pub type ClassId = u16;
+
+/// Maximum number of resource dimensions a pool may declare (besides workers).
+pub const MAX_RESOURCES: usize = 4;
+/// A resource vector: one amount per dimension in [`Scenario::resources`];
+/// unused dimensions are 0.
+pub type Res = [u64; MAX_RESOURCES];
+
+/// A whole scenario, ready to simulate.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Output folder name (`output/<name>/`).
+    pub name: String,
+    /// The file it was loaded from (for messages and the report).
+    pub source: PathBuf,
+    /// Root seed; each workload entry derives its own stream from (seed, entry index).
+    pub seed: u64,
+    /// Number of workers: the maximum number of jobs running at once.
+    /// `u32::MAX` when the scenario declares only resource `capacity`.
+    pub workers: u32,
+    /// Named resource dimensions and their capacity (e.g. cpu 9, mem 18); empty by default.
+    pub resources: Vec<(String, u64)>,
+    /// Observation-log granularity: one `ticks.csv` row per tick.
+    pub tick: Time,
+    /// Length of a fairness window (one Jain's index each); `log: {window}`,
+    /// by default the tick.
+    pub window: Time,
+    /// Tenants in declaration order; tenants referenced only by the workload are
+    /// appended in order of first reference (weight 1, no cap).
+    pub tenants: Vec<TenantSpec>,
+    /// Classes; index 0 is `default` (priority 5, weight 1) unless the scenario
+    /// declares `default` itself.
+    pub classes: Vec<ClassSpec>,
+    /// Workload entries in file order.
+    pub workload: Vec<EntrySpec>,
+    /// Trace-replay entries (`- trace: {...}` in `workload`, or `--trace FILE`),
+    /// in file order. Merged with the generators; at one instant generator
+    /// arrivals come first, then traces in this order.
+    pub traces: Vec<TraceSpec>,
+    /// Policies in file order (labels unique).
+    pub policies: Vec<PolicySpec>,
+}
+
+/// One tenant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TenantSpec {
+    pub name: String,
+    /// Relative share for weighted policies (> 0).
+    pub weight: f64,
+    /// Maximum jobs running at once, enforced by the engine at claim time.
+    pub cap: Option<u32>,
+}
+
+/// One job class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassSpec {
+    pub name: String,
+    /// Lower number runs first (1 before 5), as in Solid Queue.
+    pub priority: i32,
+    /// Relative share for class-level weighted policies (> 0).
+    pub weight: f64,
+    /// Wait beyond which a job counts as a starvation event (optional).
+    pub sla: Option<Time>,
+}

@@ -1,0 +1,64 @@
+//! Workload generator entries: who sends jobs, when, and how long they run.
+
+use super::{ClassId, Res, TenantId};
+use crate::time::Time;
+
+/// One workload generator entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntrySpec {
+    /// 1-based line of the entry in the scenario file (for messages).
+    pub line: usize,
+    /// The tenant of every job, or the first of `spread` consecutive tenants.
+    pub tenant: TenantId,
+    /// Number of consecutive tenants (from `tenant`) the arrivals are spread
+    /// over, uniformly at random; 1 for an ordinary entry.
+    pub spread: u32,
+    pub class: ClassId,
+    pub arrivals: ArrivalSpec,
+    pub service: ServiceSpec,
+    /// Relative deadline: a job arriving at `a` is due at `a + deadline`.
+    pub deadline: Option<Time>,
+    /// Resource vector each job of this entry holds while running.
+    pub cost: Res,
+    /// Failure injection: each attempt fails with this probability; a job is
+    /// tried at most `max_attempts` times in all.
+    pub failure: Option<FailureSpec>,
+}
+
+/// Failure injection for one entry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FailureSpec {
+    pub probability: f64,
+    pub max_attempts: u32,
+}
+
+/// When the jobs of an entry arrive.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArrivalSpec {
+    /// `count` jobs all at time `at`.
+    Batch { count: u64, at: Time },
+    /// Poisson process of `rate` per second from `start`, until `stop` and/or `count` jobs.
+    Poisson { rate: f64, start: Time, stop: Option<Time>, count: Option<u64> },
+    /// One job every `every`, starting at `start`, until `stop` and/or `count` jobs.
+    Every { every: Time, start: Time, stop: Option<Time>, count: Option<u64> },
+}
+
+/// How long each job runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServiceSpec {
+    Constant(Time),
+    /// Exponential with this mean.
+    Exponential {
+        mean: Time,
+    },
+    /// Uniform on [min, max].
+    Uniform {
+        min: Time,
+        max: Time,
+    },
+    /// Lognormal with ln(service in seconds) ~ Normal(mu, sigma).
+    LogNormal {
+        mu: f64,
+        sigma: f64,
+    },
+}

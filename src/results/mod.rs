@@ -1,0 +1,251 @@
+//! The results of a run as one serializable model: per policy, the
+//! comparison row ([`Comparison`], one row of `comparison.csv`) and the
+//! per-group rows ([`GroupRow`], the rows of `summary.csv`). Every exporter
+//! (CSV files, the terminal table, JSON) reads this model, so a new metric
+//! is one field here plus its line in docs/metrics.md.
+
+pub mod cells;
+mod units;
+
+use serde::Serialize;
+
+use crate::accounting::{nearest_rank, GroupStats, RunStats};
+use crate::model::{PolicySpec, Scenario};
+use crate::time::Time;
+
+pub use units::{MeanSecs, Ratio, Secs};
+
+/// One policy's figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PolicyResult {
+    pub comparison: Comparison,
+    /// `all`, then each class, then each tenant with jobs.
+    pub groups: Vec<GroupRow>,
+}
+
+/// The headline figures of one policy: one row of `comparison.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// The policy's label.
+    pub policy: String,
+    pub jobs: u64,
+    pub completed: u64,
+    pub rejected: u64,
+    /// Busy worker time over (workers x makespan).
+    pub utilization: Ratio,
+    pub wait_p99: Option<Secs>,
+    /// Highest per-tenant p99 wait (whose: `worst_tenant`).
+    pub worst_tenant_p99: Option<Secs>,
+    pub worst_class_p99: Option<Secs>,
+    pub oldest_age_max: Secs,
+    /// Mean of Jain's index over fairness windows with two or more backlogged tenants.
+    pub jain: Option<Ratio>,
+    pub makespan: Secs,
+    /// The registered policy name (`label` may differ).
+    pub kind: String,
+    pub worst_tenant: Option<String>,
+    pub worst_class: Option<String>,
+    pub jain_min: Option<Ratio>,
+    /// Median over tenants of their p99 wait (nearest-rank, lower median):
+    /// the typical tenant's tail, where `worst_tenant_p99` shows the worst.
+    pub tenant_p99_median: Option<Secs>,
+    pub slowdown_mean: Option<Ratio>,
+    pub slowdown_p99: Option<Ratio>,
+    /// Jobs that waited longer than their class's `sla` (starvation events).
+    pub sla_misses: u64,
+    pub deadline_misses: u64,
+}
+
+/// What a [`GroupRow`] covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    All,
+    Class,
+    Tenant,
+}
+
+/// The figures of one group of jobs: one row of `summary.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupRow {
+    pub scope: Scope,
+    pub name: String,
+    pub jobs: u64,
+    pub completed: u64,
+    pub rejected: u64,
+    pub wait_mean: Option<MeanSecs>,
+    pub wait_p50: Option<Secs>,
+    pub wait_p95: Option<Secs>,
+    pub wait_p99: Option<Secs>,
+    pub wait_max: Option<Secs>,
+    pub oldest_age_max: Secs,
+    pub failed: u64,
+    pub expired: u64,
+    pub unfinished: u64,
+    /// Worker time its attempts held.
+    pub service: Secs,
+    pub sla_misses: u64,
+    pub deadline_misses: u64,
+    pub slowdown_mean: Option<Ratio>,
+    pub slowdown_p99: Option<Ratio>,
+    /// Its part of the service received, and of the max-min fair
+    /// entitlement, summed over fairness windows.
+    pub share_received: Option<Ratio>,
+    pub share_entitled: Option<Ratio>,
+    /// Its service over the pool's worker time (workers x makespan).
+    pub utilization: Option<Ratio>,
+}
+
+impl PolicyResult {
+    pub fn new(spec: &PolicySpec, sc: &Scenario, s: &RunStats) -> Self {
+        PolicyResult { comparison: Comparison::new(spec, sc, s), groups: group_rows(sc, s) }
+    }
+}
+
+/// Worker time of the pool over the run, when it has a worker count.
+fn pool_time(sc: &Scenario, s: &RunStats) -> Option<f64> {
+    (s.makespan > 0 && sc.workers != u32::MAX).then_some(sc.workers as f64 * s.makespan as f64)
+}
+
+/// Median over groups of their p99 wait (nearest-rank rank ceil(n/2)).
+pub fn median_p99(groups: &[GroupStats]) -> Option<Time> {
+    let mut p99s: Vec<Time> = groups.iter().filter_map(|g| g.wait_pct(99.0)).collect();
+    p99s.sort_unstable();
+    nearest_rank(&p99s, 50.0)
+}
+
+/// The group with the highest p99 wait (the first on ties) and that wait.
+fn worst(groups: &[GroupStats], names: impl Fn(usize) -> String) -> Option<(String, Time)> {
+    groups
+        .iter()
+        .enumerate()
+        .filter_map(|(i, g)| g.wait_pct(99.0).map(|p| (i, p)))
+        .max_by_key(|&(i, p)| (p, std::cmp::Reverse(i)))
+        .map(|(i, p)| (names(i), p))
+}
+
+impl Comparison {
+    pub fn new(spec: &PolicySpec, sc: &Scenario, s: &RunStats) -> Self {
+        let util = pool_time(sc, s).map_or(0.0, |pool| s.busy as f64 / pool);
+        let jain_mean = (!s.jain_windows.is_empty())
+            .then(|| s.jain_windows.iter().sum::<f64>() / s.jain_windows.len() as f64);
+        let worst_tenant = worst(&s.tenants, |i| sc.tenants[i].name.clone());
+        let worst_class = worst(&s.classes, |i| sc.classes[i].name.clone());
+        Comparison {
+            policy: spec.label.clone(),
+            jobs: s.all.jobs,
+            completed: s.all.completed,
+            rejected: s.all.rejected,
+            utilization: Ratio(util),
+            wait_p99: s.all.wait_pct(99.0).map(Secs),
+            worst_tenant_p99: worst_tenant.as_ref().map(|w| Secs(w.1)),
+            worst_class_p99: worst_class.as_ref().map(|w| Secs(w.1)),
+            oldest_age_max: Secs(s.all.oldest_age_max),
+            jain: jain_mean.map(Ratio),
+            makespan: Secs(s.makespan),
+            kind: spec.kind.clone(),
+            worst_tenant: worst_tenant.map(|w| w.0),
+            worst_class: worst_class.map(|w| w.0),
+            jain_min: s.jain_windows.iter().copied().reduce(f64::min).map(Ratio),
+            tenant_p99_median: median_p99(&s.tenants).map(Secs),
+            slowdown_mean: s.all.slowdown_mean().map(Ratio),
+            slowdown_p99: s.all.slowdown_pct(99.0).map(Ratio),
+            sla_misses: s.all.sla_misses,
+            deadline_misses: s.all.deadline_misses,
+        }
+    }
+}
+
+/// `all`, each class with jobs, each tenant with jobs.
+fn group_rows(sc: &Scenario, s: &RunStats) -> Vec<GroupRow> {
+    let pool = pool_time(sc, s);
+    let row = |scope, name: &str, g: &GroupStats| GroupRow::new(scope, name, g, &s.all, pool);
+    let mut rows = vec![row(Scope::All, "all", &s.all)];
+    let classes = sc.classes.iter().zip(&s.classes).filter(|(_, g)| g.jobs > 0);
+    rows.extend(classes.map(|(c, g)| row(Scope::Class, &c.name, g)));
+    let tenants = sc.tenants.iter().zip(&s.tenants).filter(|(_, g)| g.jobs > 0);
+    rows.extend(tenants.map(|(t, g)| row(Scope::Tenant, &t.name, g)));
+    rows
+}
+
+impl GroupRow {
+    fn new(scope: Scope, name: &str, g: &GroupStats, all: &GroupStats, pool: Option<f64>) -> Self {
+        let frac = |x: f64, total: f64| (total > 0.0).then(|| Ratio(x / total));
+        GroupRow {
+            scope,
+            name: name.to_string(),
+            jobs: g.jobs,
+            completed: g.completed,
+            rejected: g.rejected,
+            wait_mean: g.wait_mean().map(MeanSecs),
+            wait_p50: g.wait_pct(50.0).map(Secs),
+            wait_p95: g.wait_pct(95.0).map(Secs),
+            wait_p99: g.wait_pct(99.0).map(Secs),
+            wait_max: g.wait_max().map(Secs),
+            oldest_age_max: Secs(g.oldest_age_max),
+            failed: g.failed,
+            expired: g.expired,
+            unfinished: g.unfinished,
+            service: Secs(g.service),
+            sla_misses: g.sla_misses,
+            deadline_misses: g.deadline_misses,
+            slowdown_mean: g.slowdown_mean().map(Ratio),
+            slowdown_p99: g.slowdown_pct(99.0).map(Ratio),
+            share_received: frac(g.received, all.received),
+            share_entitled: frac(g.entitled, all.entitled),
+            utilization: frac(g.service as f64, pool.unwrap_or(0.0)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cells::{cells, names, Cell};
+    use super::*;
+
+    fn comparison() -> Comparison {
+        Comparison {
+            policy: "drr-work".into(),
+            jobs: 10,
+            completed: 9,
+            rejected: 0,
+            utilization: Ratio(0.81234),
+            wait_p99: Some(Secs(1_500_000)),
+            worst_tenant_p99: None,
+            worst_class_p99: Some(Secs(3)),
+            oldest_age_max: Secs(2_000_000),
+            jain: Some(Ratio(0.99995)),
+            makespan: Secs(70_000_000),
+            kind: "drr".into(),
+            worst_tenant: None,
+            worst_class: Some("bulk".into()),
+            jain_min: None,
+            tenant_p99_median: None,
+            slowdown_mean: None,
+            slowdown_p99: None,
+            sla_misses: 4,
+            deadline_misses: 0,
+        }
+    }
+
+    #[test]
+    fn rows_flatten_to_exact_csv_text() {
+        let c = cells(&comparison());
+        let text: Vec<String> = c.iter().map(|(_, v)| v.csv()).collect();
+        assert_eq!(text.join(","), "drr-work,10,9,0,0.8123,1.5,,0.000003,2,1.0000,70,drr,,bulk,,,,,4,0");
+        assert_eq!(c[5].1, Cell::Secs(1_500_000));
+        assert_eq!(names(&comparison())[..3], ["policy", "jobs", "completed"]);
+    }
+
+    #[test]
+    fn json_gives_seconds_and_full_precision() {
+        let v = serde_json::to_value(comparison()).expect("serializes");
+        assert_eq!(v["wait_p99"], 1.5);
+        assert_eq!(v["worst_class_p99"], 0.000003);
+        assert_eq!(v["jain"], 0.99995);
+        assert!(v["worst_tenant"].is_null());
+        let row = GroupRow::new(Scope::Tenant, "A", &GroupStats::default(), &GroupStats::default(), None);
+        assert_eq!(serde_json::to_value(&row).expect("serializes")["scope"], "tenant");
+        assert_eq!(cells(&row)[0].1, Cell::Text("tenant".into()));
+    }
+}

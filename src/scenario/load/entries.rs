@@ -1,0 +1,282 @@
+//! Workload generator entries: tenant, class, arrivals, service, deadline,
+//! cost and failure injection.
+
+use serde_saphyr::Spanned;
+
+use super::{pos, Builder};
+use crate::error::Result;
+use crate::model::*;
+use crate::scenario::raw::*;
+use crate::time::{parse_duration, parse_rate, to_secs_f64};
+
+/// z-score of the 99th percentile of the standard normal distribution.
+const Z_P99: f64 = 2.326_347_874_040_840_8;
+
+impl Builder<'_> {
+    pub(super) fn build_entry(&mut self, e: &Spanned<RawEntry>) -> Result<EntrySpec> {
+        let (line, col) = pos(e);
+        let r = &e.value;
+        let (tenant, spread) =
+            match (&r.tenant, &r.tenants) {
+                (Some(_), Some(s)) => {
+                    return Err(self.err_at(s, "an entry has both `tenant` and `tenants`; keep only one"))
+                }
+                (Some(t), None) => (self.reference_tenant(t)?, 1),
+                (None, Some(s)) => self.spread_tenants(s)?,
+                (None, None) => return Err(self.err_line(
+                    line,
+                    col,
+                    "workload entry has no tenant; add `tenant: NAME` or `tenants: {count: N, prefix: t}`",
+                )),
+            };
+        let class = match &r.class {
+            Some(c) => self.class_ref(c)?,
+            None => 0,
+        };
+        let arrivals = self.build_arrivals(r, line, col)?;
+        let service =
+            match &r.service {
+                Some(s) => self.build_service(s)?,
+                None => return Err(self.err_line(
+                    line,
+                    col,
+                    "workload entry has no `service`; add e.g. `service: 1s` or `service: {exponential: 2s}`",
+                )),
+            };
+        let deadline = match &r.deadline {
+            Some(d) => Some(self.pos_dur(d, "deadline")?),
+            None => None,
+        };
+        let mut cost: Res = [0; MAX_RESOURCES];
+        if let Some(c) = &r.cost {
+            for (rname, amount) in &c.value.0 {
+                let Some(i) = self.resources.iter().position(|(n, _)| n == rname) else {
+                    let declared = if self.resources.is_empty() {
+                        "none; declare them with `resources: {cpu: 8}`".to_string()
+                    } else {
+                        self.resources.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+                    };
+                    return Err(self.err_at(
+                        amount,
+                        format!("cost names resource `{rname}`, which is not declared; declared resources: {declared}"),
+                    ));
+                };
+                let capacity = self.resources[i].1;
+                if amount.value > capacity {
+                    return Err(self.err_at(
+                        amount,
+                        format!(
+                            "cost {rname}: {} exceeds the capacity {rname}: {capacity}, so these jobs can never fit; lower the cost or raise the capacity",
+                            amount.value
+                        ),
+                    ));
+                }
+                cost[i] = amount.value;
+            }
+        }
+        let failure = match &r.failure {
+            Some(f) => {
+                let p = &f.value.probability;
+                if !(p.value.is_finite() && (0.0..1.0).contains(&p.value)) {
+                    return Err(self.err_at(
+                        p,
+                        format!("failure probability {} must be at least 0 and below 1, e.g. 0.1", p.value),
+                    ));
+                }
+                let max_attempts = match &f.value.max_attempts {
+                    Some(m) if m.value == 0 => {
+                        return Err(self.err_at(m, "`max_attempts` must be at least 1 (1 means no retry)"))
+                    }
+                    Some(m) => m.value,
+                    None => 3,
+                };
+                Some(FailureSpec { probability: p.value, max_attempts })
+            }
+            None => None,
+        };
+        Ok(EntrySpec { line, tenant, spread, class, arrivals, service, deadline, cost, failure })
+    }
+
+    pub(super) fn build_arrivals(&self, r: &RawEntry, line: usize, col: usize) -> Result<ArrivalSpec> {
+        let Some(a) = &r.arrivals else {
+            let Some(count) = &r.count else {
+                if let Some(at) = &r.at {
+                    return Err(self.err_at(at, "`at` needs `count: N` (how many jobs arrive at that time)"));
+                }
+                return Err(self.err_line(
+                    line,
+                    col,
+                    "workload entry has no arrivals; add `count: N` (a batch at time `at`, default 0) or `arrivals: {poisson: 2/s, stop: 10m}`",
+                ));
+            };
+            if count.value == 0 {
+                return Err(self.err_at(count, "`count` must be at least 1"));
+            }
+            let at = match &r.at {
+                Some(t) => self.dur(t, "at")?,
+                None => 0,
+            };
+            return Ok(ArrivalSpec::Batch { count: count.value, at });
+        };
+        if let Some(c) = &r.count {
+            return Err(self.err_at(
+                c,
+                "`count` at the entry level is the batch shorthand and cannot be combined with `arrivals:`; move it inside `arrivals:`",
+            ));
+        }
+        if let Some(t) = &r.at {
+            return Err(self.err_at(
+                t,
+                "`at` at the entry level cannot be combined with `arrivals:`; move it inside `arrivals:`",
+            ));
+        }
+        let m = &a.value;
+        let kinds = [m.poisson.is_some(), m.every.is_some(), m.batch.is_some()];
+        let n_kinds = kinds.iter().filter(|k| **k).count();
+        if n_kinds != 1 {
+            return Err(self.err_at(
+                a,
+                "`arrivals` needs exactly one of `poisson: RATE`, `every: DURATION` or `batch: COUNT`",
+            ));
+        }
+        let start = match &m.start {
+            Some(s) => self.dur(s, "start")?,
+            None => 0,
+        };
+        if let Some(b) = &m.batch {
+            if b.value == 0 {
+                return Err(self.err_at(b, "`batch` must be at least 1 (the number of jobs)"));
+            }
+            for (key, bad) in [("stop", m.stop.as_ref().map(pos)), ("count", m.count.as_ref().map(pos))] {
+                if let Some((l, c)) = bad {
+                    return Err(self.err_line(
+                        l,
+                        c,
+                        format!(
+                            "`{key}` does not apply to `batch` arrivals (all jobs arrive at once); remove it"
+                        ),
+                    ));
+                }
+            }
+            let at = match (&m.at, &m.start) {
+                (Some(t), Some(_)) => {
+                    return Err(self.err_at(t, "give either `at` or `start` for a batch, not both"))
+                }
+                (Some(t), None) => self.dur(t, "at")?,
+                (None, _) => start,
+            };
+            return Ok(ArrivalSpec::Batch { count: b.value, at });
+        }
+        if let Some(t) = &m.at {
+            return Err(
+                self.err_at(t, "`at` applies to `batch` arrivals only; use `start` for poisson and every")
+            );
+        }
+        let stop = match &m.stop {
+            Some(s) => {
+                let t = self.dur(s, "stop")?;
+                if t <= start {
+                    return Err(self.err_at(s, "`stop` must be later than `start`"));
+                }
+                Some(t)
+            }
+            None => None,
+        };
+        let count = match &m.count {
+            Some(c) if c.value == 0 => return Err(self.err_at(c, "`count` must be at least 1")),
+            Some(c) => Some(c.value),
+            None => None,
+        };
+        if stop.is_none() && count.is_none() {
+            return Err(self.err_at(
+                a,
+                "these arrivals would never end; add `stop: DURATION` (e.g. stop: 10m) or `count: N`",
+            ));
+        }
+        if let Some(p) = &m.poisson {
+            let rate = parse_rate(&p.value.0.text).map_err(|msg| {
+                let hint = if msg.ends_with("greater than zero") {
+                    "; write a positive rate such as 2/s, or remove the entry"
+                } else {
+                    ""
+                };
+                self.err_at(p, format!("`poisson`: {msg}{hint}"))
+            })?;
+            return Ok(ArrivalSpec::Poisson { rate, start, stop, count });
+        }
+        match &m.every {
+            Some(e) => {
+                let every = self.pos_dur(e, "every")?;
+                Ok(ArrivalSpec::Every { every, start, stop, count })
+            }
+            None => Err(self.err_at(a, "`arrivals` needs one of poisson, every or batch")),
+        }
+    }
+
+    pub(super) fn build_service(&self, s: &Spanned<RawService>) -> Result<ServiceSpec> {
+        let map = match &s.value {
+            RawService::Constant(d) => {
+                let t = parse_duration(&d.0.text).map_err(|m| self.err_at(s, format!("`service`: {m}")))?;
+                return Ok(ServiceSpec::Constant(t));
+            }
+            RawService::Map(m) => m,
+        };
+        let n = [
+            map.constant.is_some(),
+            map.exponential.is_some(),
+            map.uniform.is_some(),
+            map.lognormal.is_some(),
+        ]
+        .iter()
+        .filter(|k| **k)
+        .count();
+        if n != 1 {
+            return Err(self.err_at(
+                s,
+                "`service` needs exactly one of `constant: D`, `exponential: MEAN`, `uniform: {min, max}` or `lognormal: {median, p99}`",
+            ));
+        }
+        if let Some(c) = &map.constant {
+            return Ok(ServiceSpec::Constant(self.dur(c, "constant")?));
+        }
+        if let Some(e) = &map.exponential {
+            return Ok(ServiceSpec::Exponential { mean: self.pos_dur(e, "exponential")? });
+        }
+        if let Some(u) = &map.uniform {
+            let min = self.dur(&u.value.min, "min")?;
+            let max = self.dur(&u.value.max, "max")?;
+            if min > max {
+                return Err(self.err_at(&u.value.max, "uniform `max` must be at least `min`; swap them"));
+            }
+            return Ok(ServiceSpec::Uniform { min, max });
+        }
+        let Some(l) = &map.lognormal else {
+            return Err(self.err_at(s, "`service` needs a distribution"));
+        };
+        let v = &l.value;
+        match (&v.median, &v.p99, &v.mu, &v.sigma) {
+            (Some(med), Some(p99), None, None) => {
+                let m = self.pos_dur(med, "median")?;
+                let p = self.dur(p99, "p99")?;
+                if p <= m {
+                    return Err(self.err_at(p99, "lognormal `p99` must be greater than `median`"));
+                }
+                let (ms, ps) = (to_secs_f64(m), to_secs_f64(p));
+                Ok(ServiceSpec::LogNormal { mu: ms.ln(), sigma: (ps.ln() - ms.ln()) / Z_P99 })
+            }
+            (None, None, Some(mu), Some(sigma)) => {
+                if !mu.value.is_finite() {
+                    return Err(self.err_at(mu, "lognormal `mu` must be a finite number (log-seconds)"));
+                }
+                if !(sigma.value.is_finite() && sigma.value >= 0.0) {
+                    return Err(self.err_at(sigma, "lognormal `sigma` must be zero or positive (log-seconds)"));
+                }
+                Ok(ServiceSpec::LogNormal { mu: mu.value, sigma: sigma.value })
+            }
+            _ => Err(self.err_at(
+                l,
+                "`lognormal` needs either `{median: D, p99: D}` or `{mu: F, sigma: F}` (both keys of one pair, nothing else)",
+            )),
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! Loading a scenario file: YAML -> [`RawScenario`] -> validated [`Scenario`].
+//!
+//! Every error is an [`Error::Input`] naming the file, the 1-based line and
+//! column of the offending value (when known), what is wrong and what to do.
+
+mod entries;
+mod policies;
+mod tenants;
+mod traces;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
+
+use super::raw::*;
+use crate::error::{Error, Result};
+use crate::model::*;
+use crate::time::{parse_duration, Time, SECOND};
+
+pub use policies::{policy_error, RESERVED_LABELS};
+
+/// Largest number of tenants a `tenants: {count: N}` spread may generate.
+pub const MAX_SPREAD: u32 = 10_000_000;
+
+/// Reads and validates a scenario file.
+///
+/// A missing or unreadable file is an input error at line 0.
+pub fn load(path: &Path) -> Result<Scenario> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::input(
+            path,
+            0,
+            0,
+            format!("cannot read scenario file `{}`: {e}; check the path", path.display()),
+        )
+    })?;
+    load_str(&text, path)
+}
+
+/// Validates scenario text; `path` is used for messages, the default name
+/// (file stem) and [`Scenario::source`].
+pub fn load_str(text: &str, path: &Path) -> Result<Scenario> {
+    let mut sc = load_str_unscanned(text, path)?;
+    crate::workload::trace::prepare(&mut sc)?;
+    Ok(sc)
+}
+
+/// Reads and validates a scenario file without reading its traces (for
+/// `--trace FILE`, which replaces them). Call
+/// [`crate::workload::trace::prepare`] before simulating.
+pub fn load_unscanned(path: &Path) -> Result<Scenario> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::input(
+            path,
+            0,
+            0,
+            format!("cannot read scenario file `{}`: {e}; check the path", path.display()),
+        )
+    })?;
+    load_str_unscanned(&text, path)
+}
+
+fn load_str_unscanned(text: &str, path: &Path) -> Result<Scenario> {
+    let empty = || {
+        Error::input(
+            path,
+            0,
+            0,
+            "the scenario file is empty; it needs at least `workers:` and a `workload:` list (see docs/scenario.md)",
+        )
+    };
+    if text.trim().is_empty() {
+        return Err(empty());
+    }
+    let raw: RawScenario = serde_saphyr::from_str(text).map_err(|e| yaml_error(path, &e))?;
+    if raw.is_empty() {
+        return Err(empty());
+    }
+    Builder::new(path).build(raw)
+}
+
+/// Converts a serde-saphyr error into an input error with its location and a hint.
+fn yaml_error(path: &Path, err: &serde_saphyr::Error) -> Error {
+    let (line, col) = err.location().map(|l| (l.line() as usize, l.column() as usize)).unwrap_or((0, 0));
+    let inner = err.without_snippet();
+    let msg = UserMessageFormatter.format_message(inner).into_owned();
+    let msg = strip_location_suffix(&msg);
+    // serde-saphyr reports an unparsable scalar as "invalid u32", "invalid f64", ...
+    let scalar = match msg.as_str() {
+        "invalid u8" | "invalid u16" | "invalid u32" | "invalid u64" | "invalid usize" => {
+            Some("expected a whole number of zero or more; write e.g. 4")
+        }
+        "invalid i8" | "invalid i16" | "invalid i32" | "invalid i64" | "invalid isize" => {
+            Some("expected a whole number; write e.g. 5")
+        }
+        "invalid f32" | "invalid f64" => Some("expected a number; write e.g. 1 or 0.5"),
+        "invalid bool" => Some("expected true or false"),
+        _ => None,
+    };
+    let scalar = scalar.or(match msg.as_str() {
+        "expected mapping start" => {
+            Some("expected a map of `key: value` pairs here, e.g. `{weight: 1}` or one `key: value` per indented line")
+        }
+        "expected sequence start" => {
+            Some("expected a list here; write one `- item` per line, or `[a, b]`")
+        }
+        _ => None,
+    });
+    if let Some(s) = scalar {
+        return Error::input(path, line, col, format!("invalid value: {s}"));
+    }
+    let hint = if msg.contains("unknown field") {
+        "remove the key or fix its spelling (see docs/scenario.md)"
+    } else if msg.contains("duplicate") {
+        "each key may appear only once in a map; keep one of them"
+    } else if msg.contains("missing field") {
+        "add the missing key (see docs/scenario.md)"
+    } else if msg.contains("invalid type") || msg.contains("invalid value") {
+        "write the value in the form expected above (see docs/scenario.md)"
+    } else {
+        "fix the YAML syntax here (check indentation, colons, quotes and brackets)"
+    };
+    Error::input(path, line, col, format!("{msg}; {hint}"))
+}
+
+/// Drops a trailing " at line X, column Y" if the formatter added one.
+fn strip_location_suffix(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) if msg[i..].contains("column") => msg[..i].to_string(),
+        _ => msg.to_string(),
+    }
+}
+
+fn pos<T>(s: &Spanned<T>) -> (usize, usize) {
+    (s.referenced.line() as usize, s.referenced.column() as usize)
+}
+
+/// Collects the validated pieces while walking the raw model.
+struct Builder<'a> {
+    path: &'a Path,
+    resources: Vec<(String, u64)>,
+    tenants: Vec<TenantSpec>,
+    tenant_ids: HashMap<String, TenantId>,
+    classes: Vec<ClassSpec>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(path: &'a Path) -> Self {
+        Builder {
+            path,
+            resources: Vec::new(),
+            tenants: Vec::new(),
+            tenant_ids: HashMap::new(),
+            classes: Vec::new(),
+        }
+    }
+
+    fn err_at<T>(&self, at: &Spanned<T>, msg: impl Into<String>) -> Error {
+        let (l, c) = pos(at);
+        Error::input(self.path, l, c, msg)
+    }
+
+    fn err_line(&self, line: usize, col: usize, msg: impl Into<String>) -> Error {
+        Error::input(self.path, line, col, msg)
+    }
+
+    /// Parses a duration, with the error at the value.
+    fn dur(&self, d: &Spanned<Dur>, key: &str) -> Result<Time> {
+        parse_duration(&d.value.0.text).map_err(|m| self.err_at(d, format!("`{key}`: {m}")))
+    }
+
+    /// Parses a strictly positive duration.
+    fn pos_dur(&self, d: &Spanned<Dur>, key: &str) -> Result<Time> {
+        let t = self.dur(d, key)?;
+        if t == 0 {
+            return Err(self.err_at(d, format!("`{key}` must be greater than zero; write e.g. 1s")));
+        }
+        Ok(t)
+    }
+
+    fn build(mut self, raw: RawScenario) -> Result<Scenario> {
+        let name = self.name(raw.name.as_ref())?;
+        let seed = raw.seed.as_ref().map(|s| s.value).unwrap_or(1);
+        if let Some(res) = &raw.resources {
+            self.resources = self.build_resources(res)?;
+        }
+        let workers = self.workers(raw.workers.as_ref())?;
+        let (tick, window) = self.log(raw.log.as_ref())?;
+        if let Some(tenants) = &raw.tenants {
+            for (tname, props) in &tenants.value.0 {
+                self.declare_tenant(tname, props)?;
+            }
+        }
+        self.build_classes(raw.classes.as_ref())?;
+        let (workload, traces) = self.workload(raw.workload.as_ref())?;
+        let policies = self.build_policies(raw.policies.as_ref())?;
+        Ok(Scenario {
+            name,
+            source: self.path.to_path_buf(),
+            seed,
+            workers,
+            resources: self.resources,
+            tick,
+            window,
+            tenants: self.tenants,
+            classes: self.classes,
+            workload,
+            traces,
+            policies,
+        })
+    }
+
+    /// `name:`, or the file's stem: the default results folder's name.
+    fn name(&self, name: Option<&Spanned<String>>) -> Result<String> {
+        let Some(n) = name else {
+            return Ok(self
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "scenario".to_string()));
+        };
+        let v = n.value.trim();
+        if v.is_empty() || v == "." || v == ".." || v.contains(['/', '\\']) {
+            return Err(self.err_at(
+                n,
+                format!("`name: {}` cannot be used as a folder name; use letters, digits, - and _", n.value),
+            ));
+        }
+        Ok(v.to_string())
+    }
+
+    fn workers(&self, w: Option<&Spanned<u32>>) -> Result<u32> {
+        match w {
+            Some(w) if w.value == 0 => {
+                Err(self.err_at(w, "`workers` must be at least 1 (the number of jobs that may run at once)"))
+            }
+            Some(w) => Ok(w.value),
+            None if !self.resources.is_empty() => Ok(u32::MAX),
+            None => Err(self.err_line(
+                0,
+                0,
+                "missing `workers:`; add e.g. `workers: 4` (the number of jobs that may run at once), or declare `resources:`",
+            )),
+        }
+    }
+
+    /// `log: {tick, window}`: the observation log's tick (default 1s) and the
+    /// fairness window (default: the tick).
+    fn log(&self, log: Option<&Spanned<RawLog>>) -> Result<(Time, Time)> {
+        let log = log.map(|l| &l.value);
+        let tick = match log.and_then(|l| l.tick.as_ref()) {
+            Some(t) => self.pos_dur(t, "log.tick")?,
+            None => SECOND,
+        };
+        let window = match log.and_then(|l| l.window.as_ref()) {
+            Some(w) => self.pos_dur(w, "log.window")?,
+            None => tick,
+        };
+        Ok((tick, window))
+    }
+
+    /// The generator entries and the trace entries of `workload:`.
+    fn workload(
+        &mut self,
+        raw: Option<&Spanned<Vec<Spanned<RawEntry>>>>,
+    ) -> Result<(Vec<EntrySpec>, Vec<TraceSpec>)> {
+        let Some(w) = raw else {
+            return Err(self.err_line(
+                0,
+                0,
+                "missing `workload:`; add a list of generators, e.g. `workload: [{tenant: A, count: 10, service: 1s}]`",
+            ));
+        };
+        if w.value.is_empty() {
+            return Err(self.err_at(
+                w,
+                "`workload` is empty; add at least one entry, e.g. `- {tenant: A, count: 10, service: 1s}`",
+            ));
+        }
+        let (mut entries, mut traces) = (Vec::with_capacity(w.value.len()), Vec::new());
+        for e in &w.value {
+            match &e.value.trace {
+                Some(t) => traces.push(self.build_trace(e, t)?),
+                None => entries.push(self.build_entry(e)?),
+            }
+        }
+        Ok((entries, traces))
+    }
+}

@@ -1,0 +1,354 @@
+//! Policy entries: `- fifo` or `- {policy: drr, cost: work, label: drr-work}`.
+//!
+//! Besides `policy`, `label` and `spare`, every key of an entry is a
+//! parameter of that policy, parsed against its schema (the `INFO` of its
+//! file, see [`crate::policy::registry`]); a key the policy does not take,
+//! or a value of the wrong shape, is an error at its line and column.
+
+use std::collections::HashSet;
+
+use serde_saphyr::Spanned;
+
+use super::{pos, Builder};
+use crate::error::{Error, Result};
+use crate::model::*;
+use crate::policy::{self, PolicyInfo};
+use crate::scenario::raw::*;
+use crate::time::{parse_duration, to_secs_f64};
+
+/// File names a results folder holds beside the policies' folders; a label
+/// may not take one of them (compared without case, for file systems that
+/// ignore it).
+pub const RESERVED_LABELS: [&str; 6] =
+    ["charts", "report.html", "comparison.csv", "scenario.yaml", "fairsim-results.json", "summary.csv"];
+
+/// Longest label: a folder name must fit the usual 255-byte limit with room
+/// for the staging suffixes.
+const MAX_LABEL_BYTES: usize = 200;
+
+/// The keys every entry may have besides its policy's parameters.
+const COMMON_KEYS: [&str; 3] = ["policy", "label", "spare"];
+
+type Entries = [(Spanned<String>, Spanned<RawValue>)];
+
+impl Builder<'_> {
+    pub(super) fn build_policies(
+        &self,
+        raw: Option<&Spanned<Vec<Spanned<RawPolicy>>>>,
+    ) -> Result<Vec<PolicySpec>> {
+        let Some(raw) = raw else {
+            return Ok(vec![PolicySpec::named("fifo")]);
+        };
+        if raw.value.is_empty() {
+            return Err(self.err_at(
+                raw,
+                "`policies` is empty; list at least one, e.g. `policies: [fifo]`, or remove the key",
+            ));
+        }
+        // Explicit labels first, so generated labels avoid them.
+        let mut used: HashSet<String> = HashSet::new();
+        for p in &raw.value {
+            if let RawPolicy::Map(m) = &p.value {
+                if let Some((_, l)) = m.iter().find(|(k, _)| k.value == "label") {
+                    let label = self.label(l)?;
+                    if !used.insert(label.to_lowercase()) {
+                        return Err(self.err_at(
+                            l,
+                            format!("label `{label}` is used twice (letter case aside); give each policy a different label"),
+                        ));
+                    }
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(raw.value.len());
+        for p in &raw.value {
+            let (line, col) = pos(p);
+            let mut spec = match &p.value {
+                RawPolicy::Kind(k) => self.policy_entry(Form::Kind(k), line, col)?,
+                RawPolicy::Map(m) => self.policy_entry(Form::Map(m), line, col)?,
+            };
+            if spec.label.is_empty() {
+                let mut label = spec.kind.clone();
+                let mut k = 2;
+                while used.contains(&label.to_lowercase()) {
+                    label = format!("{}-{k}", spec.kind);
+                    k += 1;
+                }
+                used.insert(label.to_lowercase());
+                spec.label = label;
+            }
+            out.push(spec);
+        }
+        Ok(out)
+    }
+
+    /// A label: text that can name a folder inside the results folder.
+    fn label<'v>(&self, l: &'v Spanned<RawValue>) -> Result<&'v str> {
+        let RawValue::Scalar(t) = &l.value else {
+            return Err(self.err_at(l, "`label` must be a name such as drr-work"));
+        };
+        let v = t.text.as_str();
+        let bad = v.is_empty()
+            || v.starts_with('.')
+            || v.contains(['/', '\\', '\0'])
+            || v.chars().any(char::is_control)
+            || v.trim() != v;
+        if bad {
+            return Err(self.err_at(
+                l,
+                format!("label `{}` cannot be used as a folder name; use letters, digits, - and _ (not starting with .)", v.escape_debug()),
+            ));
+        }
+        if v.len() > MAX_LABEL_BYTES {
+            return Err(self.err_at(
+                l,
+                format!("label is {} bytes long; folder names allow about 255, so keep labels under {MAX_LABEL_BYTES}", v.len()),
+            ));
+        }
+        if let Some(r) = RESERVED_LABELS.iter().find(|r| r.eq_ignore_ascii_case(v)) {
+            return Err(self.err_at(
+                l,
+                format!("label `{v}` would clash with the results folder's own `{r}`; choose another label"),
+            ));
+        }
+        Ok(v)
+    }
+
+    /// One policy entry at (line, col).
+    fn policy_entry(&self, form: Form, line: usize, col: usize) -> Result<PolicySpec> {
+        let mut spec = PolicySpec { line, column: col, ..Default::default() };
+        let entries: &Entries = match form {
+            Form::Kind(k) => {
+                spec.kind = k.trim().to_string();
+                &[]
+            }
+            Form::Map(m) => {
+                let Some((_, kind)) = m.iter().find(|(k, _)| k.value == "policy") else {
+                    let hint = match m.first() {
+                        Some((k, _)) if policy::find(&k.value).is_some() => format!(
+                            " (`- {}: ...` reads as a map with the key `{}`; write `- {{policy: {}, ...}}`)",
+                            k.value, k.value, k.value
+                        ),
+                        _ => String::new(),
+                    };
+                    return Err(self.err_line(
+                        line,
+                        col,
+                        format!("policy entry has no `policy:` key; add the policy name, e.g. `{{policy: drr}}`{hint}"),
+                    ));
+                };
+                let RawValue::Scalar(t) = &kind.value else {
+                    return Err(self.err_at(kind, "`policy` must be a policy name such as fifo"));
+                };
+                spec.kind = t.text.trim().to_string();
+                m
+            }
+        };
+        if spec.kind.is_empty() {
+            return Err(self.err_line(
+                line,
+                col,
+                "policy name is empty; write a policy such as fifo (see `fairsim policies`)",
+            ));
+        }
+        let Some(info) = policy::find(&spec.kind) else {
+            let at =
+                entries.iter().find(|(k, _)| k.value == "policy").map(|(_, v)| pos(v)).unwrap_or((line, col));
+            return Err(self.err_line(at.0, at.1, policy::unknown_policy(&spec.kind)));
+        };
+        for (key, value) in entries {
+            match key.value.as_str() {
+                "policy" => {}
+                "label" => spec.label = self.label(value)?.to_string(),
+                "spare" => spec.spare = self.spare(value)?,
+                name => {
+                    let param = self.param_of(info, key)?;
+                    let (l, c) = pos(value);
+                    spec.params.set(param.name, self.param_value(param, name, value)?, l, c);
+                }
+            }
+        }
+        Ok(spec)
+    }
+
+    fn spare(&self, v: &Spanned<RawValue>) -> Result<Spare> {
+        match &v.value {
+            RawValue::Scalar(t) if t.text == "lend" => Ok(Spare::Lend),
+            RawValue::Scalar(t) if t.text == "hold" => Ok(Spare::Hold),
+            _ => Err(self.err_at(
+                v,
+                format!(
+                    "`spare: {}` is not valid; use `lend` (work-conserving) or `hold` (strict cap)",
+                    show(&v.value)
+                ),
+            )),
+        }
+    }
+
+    /// The schema entry for `key`, or an error naming the keys the policy takes.
+    fn param_of(&self, info: &PolicyInfo, key: &Spanned<String>) -> Result<&'static Param> {
+        if let Some(p) = info.param(&key.value) {
+            return Ok(p);
+        }
+        let mut valid: Vec<&str> = info.params.iter().map(|p| p.name).collect();
+        let hint = match policy::closest(&key.value, &valid) {
+            Some(n) => format!("did you mean `{n}`? "),
+            None => String::new(),
+        };
+        valid.extend(COMMON_KEYS.iter().skip(1));
+        Err(self.err_at(
+            key,
+            format!(
+                "policy `{}` does not take `{}`; {hint}its keys are: {} (see `fairsim policies`)",
+                info.name,
+                key.value,
+                valid.join(", ")
+            ),
+        ))
+    }
+
+    /// Parses the value of parameter `name` by its kind.
+    fn param_value(&self, param: &Param, name: &str, v: &Spanned<RawValue>) -> Result<Value> {
+        let wrong = || {
+            self.err_at(
+                v,
+                format!("`{name}: {}` is not valid: expected {}", show(&v.value), param.kind.describe()),
+            )
+        };
+        match (param.kind, &v.value) {
+            (ParamKind::Duration, RawValue::Scalar(t)) => {
+                let d = parse_duration(&t.text).map_err(|m| self.err_at(v, format!("`{name}`: {m}")))?;
+                if d == 0 {
+                    return Err(self.err_at(v, format!("`{name}` must be longer than 0, e.g. 1m")));
+                }
+                Ok(Value::Duration(d))
+            }
+            (ParamKind::Amount, RawValue::Scalar(t)) => {
+                let x = if t.numeric {
+                    t.text.parse::<f64>().ok()
+                } else {
+                    parse_duration(&t.text).ok().map(to_secs_f64)
+                };
+                match x {
+                    Some(x) if x.is_finite() && x > 0.0 => Ok(Value::Number(x)),
+                    _ => Err(self.err_at(
+                        v,
+                        format!("`{name}: {}` must be a positive number (jobs, or seconds for cost: work) or a duration such as 2s", t.text),
+                    )),
+                }
+            }
+            (ParamKind::Count { min }, RawValue::Scalar(t)) => match t.text.parse::<u64>() {
+                Ok(n) if t.numeric && n >= u64::from(min) && n <= u64::from(u32::MAX) => {
+                    Ok(Value::Count(n as u32))
+                }
+                _ => Err(wrong()),
+            },
+            (ParamKind::Word(words), RawValue::Scalar(t)) => match words.iter().find(|w| **w == t.text) {
+                Some(w) => Ok(Value::Word(w)),
+                None => Err(wrong()),
+            },
+            (ParamKind::Tenants, RawValue::List(items)) => self.tenant_list(name, items).map(Value::Tenants),
+            (ParamKind::Class, RawValue::Scalar(t)) => {
+                let s = Spanned { value: t.text.clone(), referenced: v.referenced, defined: v.defined };
+                self.class_ref(&s).map(Value::Class)
+            }
+            (ParamKind::ClassFractions, RawValue::Map(m)) => {
+                self.class_fractions(name, m).map(Value::ClassFractions)
+            }
+            (ParamKind::Policy, RawValue::Scalar(t)) => self.inner_policy(Form::Kind(&t.text), v),
+            (ParamKind::Policy, RawValue::Map(m)) => self.inner_policy(Form::Map(m), v),
+            _ => Err(wrong()),
+        }
+    }
+
+    fn inner_policy(&self, form: Form, at: &Spanned<RawValue>) -> Result<Value> {
+        let (line, col) = pos(at);
+        let mut inner = self.policy_entry(form, line, col)?;
+        if inner.label.is_empty() {
+            inner.label = inner.kind.clone();
+        }
+        Ok(Value::Policy(Box::new(inner)))
+    }
+
+    fn tenant_list(&self, name: &str, items: &[Spanned<RawValue>]) -> Result<Vec<TenantId>> {
+        let mut ids = Vec::with_capacity(items.len());
+        for item in items {
+            let RawValue::Scalar(t) = &item.value else {
+                return Err(
+                    self.err_at(item, format!("`{name}` lists tenant names; this item is not a name"))
+                );
+            };
+            let Some(&id) = self.tenant_ids.get(&t.text) else {
+                return Err(self.err_at(
+                    item,
+                    format!(
+                        "`{name}` names tenant `{}`, which is not in the scenario; use a tenant declared under `tenants:` or used in `workload:`",
+                        t.text
+                    ),
+                ));
+            };
+            if ids.contains(&id) {
+                return Err(self.err_at(
+                    item,
+                    format!("`{name}` lists tenant `{}` twice; list each tenant once", t.text),
+                ));
+            }
+            ids.push(id);
+        }
+        Ok(ids)
+    }
+
+    fn class_fractions(&self, name: &str, m: &Entries) -> Result<Vec<(ClassId, f64)>> {
+        let mut out = Vec::with_capacity(m.len());
+        for (cname, frac) in m {
+            let id = self.class_ref(cname)?;
+            let x = match &frac.value {
+                RawValue::Scalar(t) if t.numeric => t.text.parse::<f64>().ok(),
+                _ => None,
+            };
+            match x {
+                Some(x) if x.is_finite() && (0.0..=1.0).contains(&x) => out.push((id, x)),
+                _ => {
+                    return Err(self.err_at(
+                        frac,
+                        format!(
+                        "`{name}` fraction `{}` for class `{}` must be a number between 0 and 1, e.g. 0.2",
+                        show(&frac.value),
+                        cname.value
+                    ),
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A policy entry as written: a bare name or a map.
+#[derive(Clone, Copy)]
+enum Form<'a> {
+    Kind(&'a str),
+    Map(&'a Entries),
+}
+
+/// A raw value as the user wrote it, roughly, for messages.
+fn show(v: &RawValue) -> String {
+    match v {
+        RawValue::Null => "(nothing)".into(),
+        RawValue::Scalar(t) => t.text.clone(),
+        RawValue::List(items) => {
+            format!("[{}]", items.iter().map(|i| show(&i.value)).collect::<Vec<_>>().join(", "))
+        }
+        RawValue::Map(m) => format!(
+            "{{{}}}",
+            m.iter().map(|(k, v)| format!("{}: {}", k.value, show(&v.value))).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// Maps a builder's complaint about a policy's parameters to an input error
+/// at the parameter's place (or the entry's).
+pub fn policy_error(sc: &Scenario, spec: &PolicySpec, e: crate::model::policy::ParamError) -> Error {
+    let (line, col) = e.param.and_then(|p| spec.params.place(p)).unwrap_or((spec.line, spec.column));
+    Error::input(&sc.source, line, col, format!("policy `{}`: {}", spec.kind, e.message))
+}

@@ -1,0 +1,164 @@
+//! Trace entries: `- trace: {path, format, columns, ...}` (docs/scenario.md, "Trace replay").
+
+use std::path::Path;
+
+use serde_saphyr::Spanned;
+
+use super::{pos, Builder};
+use crate::error::Result;
+use crate::model::*;
+use crate::scenario::raw::*;
+use crate::time::SECOND;
+
+impl Builder<'_> {
+    /// A `- trace: {...}` entry (see docs/scenario.md, "Trace replay").
+    pub(super) fn build_trace(&self, e: &Spanned<RawEntry>, t: &Spanned<RawTrace>) -> Result<TraceSpec> {
+        let r = &e.value;
+        let others = [
+            ("tenant", r.tenant.is_some()),
+            ("tenants", r.tenants.is_some()),
+            ("class", r.class.is_some()),
+            ("count", r.count.is_some()),
+            ("at", r.at.is_some()),
+            ("arrivals", r.arrivals.is_some()),
+            ("service", r.service.is_some()),
+            ("deadline", r.deadline.is_some()),
+            ("cost", r.cost.is_some()),
+            ("failure", r.failure.is_some()),
+        ];
+        if let Some((k, _)) = others.iter().find(|(_, set)| *set) {
+            return Err(self.err_at(
+                e,
+                format!("a `trace` entry takes no `{k}`: the trace gives every job's tenant, class and service; put trace options inside `trace: {{...}}`"),
+            ));
+        }
+        let t = &t.value;
+        if t.path.value.trim().is_empty() {
+            return Err(
+                self.err_at(&t.path, "`trace.path` is empty; give the trace file, relative to this scenario")
+            );
+        }
+        let rel = Path::new(&t.path.value);
+        let path = match self.path.parent() {
+            Some(dir) if rel.is_relative() => dir.join(rel),
+            _ => rel.to_path_buf(),
+        };
+        let ext = rel.extension().and_then(|x| x.to_str()).map(|x| x.to_ascii_lowercase());
+        let format = match (&t.format, ext.as_deref()) {
+            (Some(f), _) => f.value.to_ascii_lowercase(),
+            (None, Some(x)) => x.to_string(),
+            (None, None) => String::new(),
+        };
+        let word = |s: &Option<Spanned<String>>| s.as_ref().map(|v| v.value.clone());
+        let time_format = match t.time_format.as_ref().map(|f| (f, f.value.as_str())) {
+            None | Some((_, "auto")) => TimeFormat::Auto,
+            Some((_, "rfc3339")) => TimeFormat::Rfc3339,
+            Some((_, "epoch_s")) => TimeFormat::EpochSeconds,
+            Some((_, "epoch_ms")) => TimeFormat::EpochMillis,
+            Some((_, "epoch_us")) => TimeFormat::EpochMicros,
+            Some((f, other)) => {
+                return Err(self.err_at(
+                    f,
+                    format!(
+                    "`time_format: {other}` is not known; use auto, rfc3339, epoch_s, epoch_ms or epoch_us"
+                ),
+                ))
+            }
+        };
+        let skip_bad_rows = match t.on_error.as_ref().map(|f| (f, f.value.as_str())) {
+            None | Some((_, "error")) => false,
+            Some((_, "skip")) => true,
+            Some((f, other)) => {
+                return Err(self.err_at(f, format!("`on_error: {other}` is not known; use error or skip")))
+            }
+        };
+        let fmt = match format.as_str() {
+            "csv" => {
+                let mut cols = crate::workload::trace::csv::default_columns();
+                if let Some(u) = &t.service_unit {
+                    cols.service_unit = match u.value.as_str() {
+                        "us" => 1,
+                        "ms" => 1000,
+                        "s" => SECOND,
+                        other => {
+                            return Err(self
+                                .err_at(u, format!("`service_unit: {other}` is not known; use us, ms or s")))
+                        }
+                    };
+                }
+                if let Some(c) = &t.columns {
+                    let c = &c.value;
+                    if let Some(a) = &c.arrival {
+                        cols.arrival = a.value.clone();
+                    }
+                    if let Some(a) = &c.tenant {
+                        cols.tenant = a.value.clone();
+                    }
+                    cols.class = word(&c.class);
+                    cols.service = word(&c.service);
+                    cols.started = word(&c.started);
+                    cols.finished = word(&c.finished);
+                    cols.priority = word(&c.priority);
+                    cols.deadline = word(&c.deadline);
+                    if let Some(cost) = &c.cost {
+                        for (rname, col) in &cost.value.0 {
+                            let Some(i) = self.resources.iter().position(|(n, _)| n == rname) else {
+                                return Err(self.err_at(
+                                    col,
+                                    format!("`columns.cost` names resource `{rname}`, which is not declared under `resources:`"),
+                                ));
+                            };
+                            cols.cost.push((i, col.value.clone()));
+                        }
+                    }
+                }
+                TraceFormat::Csv(Box::new(cols))
+            }
+            "swf" => {
+                if t.columns.is_some() || t.service_unit.is_some() || t.time_format.is_some() {
+                    return Err(self.err_at(
+                        e,
+                        "an SWF trace has fixed fields; remove `columns`, `service_unit` and `time_format`",
+                    ));
+                }
+                let slots = match &t.slots {
+                    Some(s) if s.value == "none" => None,
+                    Some(s) => match self.resources.iter().position(|(n, _)| *n == s.value) {
+                        Some(i) => Some(i),
+                        None => {
+                            return Err(self.err_at(
+                                s,
+                                format!("`slots: {}` is not a resource declared under `resources:`; declare it (e.g. `resources: {{{}: 64}}`) or write `slots: none`", s.value, s.value),
+                            ))
+                        }
+                    },
+                    None => self.resources.iter().position(|(n, _)| n == "procs" || n == "slots"),
+                };
+                TraceFormat::Swf { slots }
+            }
+            other => {
+                let at = t.format.as_ref().map(pos).unwrap_or_else(|| pos(&t.path));
+                return Err(self.err_line(
+                    at.0,
+                    at.1,
+                    format!(
+                        "cannot tell the trace format{}; add `format: csv` or `format: swf`",
+                        if other.is_empty() { String::new() } else { format!(" from `{other}`") }
+                    ),
+                ));
+            }
+        };
+        if t.slots.is_some() && matches!(fmt, TraceFormat::Csv(_)) {
+            return Err(self.err_at(e, "`slots` is for SWF traces; for CSV map resource columns with `columns: {cost: {procs: COLUMN}}`"));
+        }
+        Ok(TraceSpec {
+            line: pos(e).0,
+            path,
+            format: fmt,
+            time_format,
+            keep_time: t.keep_time.as_ref().is_some_and(|k| k.value),
+            skip_bad_rows,
+            scan: TraceScan::default(),
+        })
+    }
+}
