@@ -1,6 +1,7 @@
 //! The fair-share family (drr, wfq, lottery, share, drf) against answers
-//! derived by hand or from theory: weighted splits, the cost unit (article
-//! 000's jobs-versus-work point), Ghodsi et al.'s DRF example, lottery's
+//! derived by hand or from theory: weighted splits, the cost unit (the
+//! jobs-versus-work point of the priority-classes article, see
+//! docs/background.md), Ghodsi et al.'s DRF example, lottery's
 //! binomial spread, the share rule's per-window split, and the engine's audit.
 
 mod common;

@@ -16,7 +16,7 @@ fn f(cell: &str) -> f64 {
 }
 
 #[test]
-fn jain_series_matches_the_article_002_rotation_by_hand() {
+fn jain_series_matches_the_abc_rotation_by_hand() {
     // Two workers, unit jobs, caps of 1, rotation A B C: in each of the first
     // three ticks two tenants get 1s of service and the third none. Demands are
     // at least 1s each (cap 1 x 1s), so the 2s delivered split 2/3 each:

@@ -13,12 +13,16 @@
 //! - `memory`: peak resident memory of a 10,000,000-job summary-only run
 //!   (`summary-10m.yaml`, in a child process, from its `VmHWM`);
 //! - `peer`: `peer-simpy.yaml` beside the SimPy model of
-//!   `../shared/peers/simpy_fairsim.py` (same workload, same moment), the
+//!   `bench/peers/simpy_fairsim.py` (same workload, same moment), the
 //!   ratio, and the mean wait against Erlang C (0.36959 s for M/M/16 at 0.9).
 //!
 //! Usage: `fairsim-bench [SECTION...] [--python PATH] [--peers DIR] [--repeat N] [--policy LABEL...]`;
-//! no section means all of them (`peer` only when the Python is found);
-//! `--policy` (repeatable) limits `throughput` and `scaling` to those policies.
+//! no section means all of them (`peer` is skipped, with the reason, when
+//! its Python cannot import simpy and numpy; when `peer` is named, that is
+//! an error, reported before anything runs).
+//! `--python` defaults to `python3` found on `PATH`, `--peers` to the
+//! repository's `bench/peers`. `--policy` (repeatable) limits `throughput`
+//! and `scaling` to those policies.
 //! Timed simulations run N times (default 3) in alternating rounds and the
 //! best time is reported: the machine is shared and noisy (single runs of
 //! the same binary vary by 30%), and the minimum is the steadiest figure.
@@ -252,10 +256,67 @@ fn memory() {
     println!();
 }
 
-fn peer(python: &Path, peers: &Path) {
+/// The peer models shipped with the repository (`bench/peers/`).
+fn default_peers() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("bench").join("peers")
+}
+
+/// A path given on the command line, made absolute against the current
+/// directory, so it still names the same file when a child runs elsewhere.
+/// A bare program name (`python3`) is left alone: it is looked up on `PATH`.
+fn absolute_arg(p: PathBuf) -> PathBuf {
+    if p.components().count() > 1 || p.is_absolute() {
+        std::path::absolute(&p).unwrap_or(p)
+    } else {
+        p
+    }
+}
+
+/// Checks that the peer section can run: the peer models are in `peers`,
+/// and `python` starts and imports what they need (simpy, and numpy for
+/// their statistics). Err is a message saying what is missing and how to
+/// provide it.
+fn peer_ready(python: &Path, peers: &Path, peers_shown: &str) -> Result<String, String> {
+    let setup = "make a virtual environment with `python3 -m venv .venv-peers && .venv-peers/bin/pip install simpy ciw numpy` \
+                 and pass `--python .venv-peers/bin/python` (see docs/performance.md)";
+    if !peers.join("simpy_fairsim.py").is_file() {
+        return Err(format!(
+            "{peers_shown}/simpy_fairsim.py not found; --peers must name the folder of the peer models (default bench/peers)"
+        ));
+    }
+    let out = Command::new(python)
+        .args([
+            "-c",
+            "import sys, simpy, numpy; print(f'Python {sys.version.split()[0]}, SimPy {simpy.__version__}')",
+        ])
+        .output();
+    match out {
+        Ok(o) if o.status.success() => Ok(String::from_utf8_lossy(&o.stdout).trim().to_string()),
+        Ok(o) => {
+            let err = String::from_utf8_lossy(&o.stderr);
+            let why = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("failed").trim().to_string();
+            Err(format!(
+                "the Python `{}` cannot run the SimPy peer model ({why}); it needs simpy and numpy: {setup}",
+                python.display()
+            ))
+        }
+        Err(e) => {
+            let hint = if python == Path::new("python3") {
+                "; python3 must be on PATH, or give an interpreter with --python PATH"
+            } else {
+                ""
+            };
+            Err(format!(
+                "cannot start the Python `{}` ({e}){hint}; for the packages of the peer models, {setup}",
+                python.display()
+            ))
+        }
+    }
+}
+
+fn peer(python: &Path, peers: &Path, peers_shown: &str, versions: &str) {
     println!(
-        "## peer: peer-simpy.yaml vs SimPy ({}), 1,000,000 jobs, 10 tenants, 16 workers, load 0.9",
-        peers.display()
+        "## peer: peer-simpy.yaml vs SimPy ({peers_shown}; {versions}), 1,000,000 jobs, 10 tenants, 16 workers, load 0.9"
     );
     let ours = simulate_all("peer-simpy.yaml");
     println!("| model | policy | jobs | wall s | jobs/s | mean wait s | vs Erlang C 0.36959 |");
@@ -294,7 +355,8 @@ fn peer(python: &Path, peers: &Path) {
 fn simpy_once(python: &Path, peers: &Path, policy: &str) -> Option<(f64, String)> {
     let out = Command::new(python)
         .current_dir(peers)
-        .args(["simpy_fairsim.py", "--jobs", "1000000", "--tenants", "10", "--workers", "16", "--seed", "1"])
+        .arg(peers.join("simpy_fairsim.py"))
+        .args(["--jobs", "1000000", "--tenants", "10", "--workers", "16", "--seed", "1"])
         .args(["--policy", policy])
         .output();
     let text = match out {
@@ -353,14 +415,14 @@ fn main() {
         );
         return;
     }
-    let mut python = PathBuf::from("/work/peer-venv/bin/python");
-    let mut peers = PathBuf::from("../shared/peers");
+    let mut python = PathBuf::from("python3");
+    let mut peers: Option<PathBuf> = None;
     let mut sections = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--python" => python = it.next().map(PathBuf::from).unwrap_or(python),
-            "--peers" => peers = it.next().map(PathBuf::from).unwrap_or(peers),
+            "--peers" => peers = it.next().map(PathBuf::from).or(peers),
             "--repeat" => match it.next().and_then(|v| v.parse::<usize>().ok()) {
                 Some(n) if n > 0 => REPEAT.store(n, std::sync::atomic::Ordering::Relaxed),
                 _ => {
@@ -384,6 +446,25 @@ fn main() {
     }
     let all = sections.is_empty();
     let on = |s: &str| all || sections.iter().any(|x| x == s);
+    // The peer section's Python is checked first, so a missing interpreter or
+    // package is reported before minutes of other sections, not after.
+    let peer_plan = on("peer").then(|| {
+        let python = absolute_arg(python);
+        let (peers, shown) = match peers {
+            Some(p) => {
+                let shown = p.display().to_string();
+                (std::path::absolute(&p).unwrap_or(p), shown)
+            }
+            None => (default_peers(), "bench/peers".to_string()),
+        };
+        peer_ready(&python, &peers, &shown).map(|versions| (python, peers, shown, versions))
+    });
+    if let Some(Err(why)) = &peer_plan {
+        if !all {
+            eprintln!("fairsim-bench peer: {why}");
+            std::process::exit(2)
+        }
+    }
     println!(
         "fairsim-bench ({} cores visible)\n",
         std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
@@ -400,15 +481,10 @@ fn main() {
     if on("memory") {
         memory();
     }
-    if on("peer") {
-        if python.exists() && peers.join("simpy_fairsim.py").exists() {
-            peer(&python, &peers);
-        } else {
-            println!(
-                "## peer: skipped ({} or {}/simpy_fairsim.py not found; see docs/performance.md)",
-                python.display(),
-                peers.display()
-            );
+    if let Some(plan) = peer_plan {
+        match plan {
+            Ok((python, peers, shown, versions)) => peer(&python, &peers, &shown, &versions),
+            Err(why) => println!("## peer: skipped: {why}"),
         }
     }
 }

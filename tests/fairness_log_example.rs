@@ -1,4 +1,6 @@
-//! Article 002's worked example and its five proposed acceptance tests.
+//! The worked example of the fairness-log article ("One Busy Customer, Many
+//! Waiting Ones: Per-Tenant Limits and a Fairness Log", docs/background.md)
+//! and its five proposed acceptance tests.
 //!
 //! The expected figures come from the article's table: two workers, unit
 //! jobs, cap 1 while others wait, rotation A, B, C; A has 40 jobs, B 3, C 2.
