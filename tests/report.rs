@@ -196,3 +196,33 @@ fn no_plots_and_summary_logs() {
     fairsim().arg("report").arg(out.path()).assert().success();
     assert_eq!(std::fs::read_to_string(out.path().join("report.html")).unwrap(), html);
 }
+
+#[test]
+fn the_fairness_window_is_its_own_setting_and_changes_only_the_fairness_figures() {
+    // One worker, A and B with two 1 s jobs each at t = 0, round robin: A B A B.
+    // Windows of one tick (1 s): in each of ticks 1-3 one tenant gets the
+    // whole second while the other waits, x = (2, 0), J = 4 / (2 x 4) = 1/2;
+    // in tick 4 only B is backlogged, so it is not counted: jain 0.5.
+    // Windows of 2 s: each window gives A and B one second each against an
+    // entitlement of one each, x = (1, 1), J = 1: jain 1.0, from two windows.
+    // The observation log (ticks.csv) is the same in both runs.
+    let dir = tempdir();
+    let body = "workers: 1\nworkload:\n  - {tenant: A, count: 2, service: 1s}\n  - {tenant: B, count: 2, service: 1s}\npolicies: [round_robin]\n";
+    let mut jain = Vec::new();
+    let mut ticks = Vec::new();
+    for (name, log) in [("tick", "log: {tick: 1s}\n"), ("window", "log: {tick: 1s, window: 2s}\n")] {
+        let sc = dir.path().join(format!("{name}.yaml"));
+        std::fs::write(&sc, format!("{log}{body}")).expect("write");
+        let out = dir.path().join(name);
+        run(&sc, &out, &["--no-plots"]);
+        let c = comparison(&out);
+        jain.push((c["round_robin"]["jain"].clone(), c["round_robin"]["jain_min"].clone()));
+        let windows = read_csv(&out.join("round_robin").join("fairness.csv"));
+        let times: Vec<&str> = windows.iter().map(|r| r["time"].as_str()).collect();
+        assert_eq!(times, if name == "tick" { vec!["1", "2", "3", "4"] } else { vec!["2", "4"] }, "{name}");
+        ticks.push(std::fs::read_to_string(out.join("round_robin").join("ticks.csv")).expect("ticks"));
+    }
+    assert_eq!(jain[0], ("0.5000".to_string(), "0.5000".to_string()));
+    assert_eq!(jain[1], ("1.0000".to_string(), "1.0000".to_string()));
+    assert_eq!(ticks[0], ticks[1]);
+}

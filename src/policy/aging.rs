@@ -1,5 +1,5 @@
-//! `aging`: class priority with a bounded boost for waiting (article 001's
-//! "+1 level per N minutes", capped as article 004 advises).
+//! `aging`: class priority with a bounded boost for waiting (Naeem's
+//! "+1 level per N minutes", capped as the backpressure article advises).
 //!
 //! A job's effective priority is `class priority - min(floor(wait / step),
 //! max_boost)`, where `wait = now - ready` (time since it last became
@@ -116,7 +116,7 @@ mod tests {
 
     #[test]
     fn boost_grows_one_level_per_step_up_to_the_cap() {
-        // article 001: +1 level per step of waiting; article 004: capped
+        // Naeem's article: +1 level per step of waiting; the backpressure article: capped
         let a = aging(10 * SECOND, 3);
         assert_eq!(a.effective(2, 0, 0), 9);
         assert_eq!(a.effective(2, 0, 10 * SECOND - 1), 9);

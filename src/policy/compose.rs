@@ -1,6 +1,6 @@
 //! Hierarchical composition: a class-level policy chooses a class, and a
 //! separate instance of the tenant-level (`then`) policy orders the jobs
-//! inside each class (article 004's `class priority -> job ordering`).
+//! inside each class (the backpressure article's `class priority -> job ordering`).
 //!
 //! Parking: the gate refuses a *tenant* (at its cap, or its job does not
 //! fit), but each class's inner policy only learns it when it proposes that

@@ -1,4 +1,4 @@
-//! `drf`: dominant resource fairness (Ghodsi et al., NSDI 2011; article 004).
+//! `drf`: dominant resource fairness (Ghodsi et al., NSDI 2011; the backpressure article).
 //!
 //! Each job holds a resource vector while it runs (`cost: {cpu: 1, mem: 4}`
 //! in the workload, dimensions declared under `resources:`). A tenant's
@@ -10,7 +10,7 @@
 //! (dominant share / weight), its oldest job first; ties go to the tenant
 //! whose share changed least recently.
 //!
-//! Placement (article 004, head-of-line blocking): if that job does not fit in
+//! Placement (the backpressure article: head-of-line blocking): if that job does not fit in
 //! the free capacity, the gate parks the tenant (`no_fit`) and the next tenant
 //! is tried, so one tenant's large job never blocks compatible jobs of others.
 //! The parked tenant is reconsidered when resources are freed. Within a

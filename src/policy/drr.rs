@@ -1,11 +1,11 @@
-//! `drr`: deficit round robin (Shreedhar and Varghese; article 000's
+//! `drr`: deficit round robin (Shreedhar and Varghese; the priority-classes article's
 //! pseudo-code). Flows (tenants, or classes with `over: class`) with
 //! claimable work sit in an active list. A visit to the front flow adds its
 //! quantum (`quantum` x weight) to its deficit; the flow then starts jobs,
 //! each costing 1 job (`cost: jobs`) or its service time (`cost: work`),
 //! while its deficit is positive, and the remainder carries to its next visit.
 //!
-//! Large jobs (article 000): a job costing more than the deficit still runs
+//! Large jobs (the priority-classes article): a job costing more than the deficit still runs
 //! once the deficit is positive; the deficit goes negative and the debt
 //! carries, so the flow sits out visits until its quanta have paid it back.
 //! Two deliberate readings of the article's code, both to keep the long-run

@@ -1,4 +1,4 @@
-//! `edf`: earliest deadline first, or least slack first (article 004's
+//! `edf`: earliest deadline first, or least slack first (the backpressure article's
 //! "deadlines and slack").
 //!
 //! - `order: deadline` (default): the job due soonest runs next.

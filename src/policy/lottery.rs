@@ -2,7 +2,7 @@
 //! class`) at random with probability proportional to its weight, among the
 //! flows with claimable work, and starts that flow's oldest job.
 //!
-//! Only statistically fair (article 000): over n draws a flow of share p gets
+//! Only statistically fair (the priority-classes article): over n draws a flow of share p gets
 //! about n p jobs, give or take sqrt(n p (1 - p)), and short bursts in which
 //! one flow gets far more than its share do happen. It is here to show that.
 //!

@@ -5,6 +5,11 @@
 //! [`Gate`], and a tenant that fails a check is *parked*: the policy sets it
 //! aside (no further scans) until the engine calls [`Policy::unpark`].
 //! This keeps each dispatch O(1) or O(log n) in active tenants.
+//!
+//! A new policy is one file declaring `pub const INFO: PolicyInfo` (name,
+//! summary, parameter schema, builder) plus one line in [`registry`]. The
+//! sources the policies come from are cited by the short names of
+//! docs/background.md ("the backpressure article", ...).
 
 mod aging;
 mod bands;

@@ -1,4 +1,4 @@
-//! `reserve`: reserved capacity with borrowing (article 004): `workers: R`
+//! `reserve`: reserved capacity with borrowing (the backpressure article): `workers: R`
 //! are reserved for `class: C`. Outside the reserve every job competes in
 //! arrival order; the reserve is capacity, not priority.
 //!

@@ -1,4 +1,4 @@
-//! `share`: article 000's stateless selection rule — run the flow (tenant, or
+//! `share`: the priority-classes article's stateless selection rule — run the flow (tenant, or
 //! class with `over: class`) whose recent service is furthest below its
 //! target share.
 //!

@@ -1,4 +1,4 @@
-//! `wfq`: weighted fair queueing with a system virtual time (article 004).
+//! `wfq`: weighted fair queueing with a system virtual time (the backpressure article).
 //!
 //! Job k of flow i (a tenant, or a class with `over: class`) gets the virtual
 //! finish tag
@@ -148,7 +148,7 @@ mod tests {
     fn a_late_flow_starts_at_the_system_virtual_time_not_at_zero() {
         // A (w 1) has 10 unit jobs; 4 are dispatched, so V = 4 (tag of A's 4th).
         // B then arrives with 3 jobs: tags max(0, 4) + 1 = 5, 6, 7, while A's
-        // remaining tags are 5..10. A per-tenant counter from 0 (article 001)
+        // remaining tags are 5..10. A per-tenant counter from 0 (Naeem's article)
         // would give B tags 1, 2, 3 and let it run three jobs in a row.
         let sc = load_str(
             "workers: 99\nworkload:\n  - {tenant: A, count: 10, service: 1s}\n  - {tenant: B, count: 3, at: 1s, service: 1s}\npolicies: [wfq]\n",

@@ -238,6 +238,16 @@ mod tests {
     }
 
     #[test]
+    fn every_column_is_documented() {
+        // a new metric is a field here plus its line in docs/metrics.md
+        let docs = include_str!("../../docs/metrics.md");
+        let row = GroupRow::new(Scope::All, "all", &GroupStats::default(), &GroupStats::default(), None);
+        for name in names(&comparison()).into_iter().chain(names(&row)) {
+            assert!(docs.contains(&format!("`{name}`")), "docs/metrics.md does not describe `{name}`");
+        }
+    }
+
+    #[test]
     fn json_gives_seconds_and_full_precision() {
         let v = serde_json::to_value(comparison()).expect("serializes");
         assert_eq!(v["wait_p99"], 1.5);

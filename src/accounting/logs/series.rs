@@ -1,8 +1,8 @@
 //! The per-tick time series for plotting: `tenants.csv` (a row for each
 //! tenant with work in the tick) and `classes.csv` (a row for each class
 //! seen so far), each with queued, running and completed jobs and the age
-//! of the oldest claimable job (the early-warning counter of the priority
-//! and fairness article, docs/background.md).
+//! of the oldest claimable job (the early-warning counter of the
+//! priority-classes article, docs/background.md).
 
 use std::collections::VecDeque;
 use std::path::Path;

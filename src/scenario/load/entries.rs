@@ -7,7 +7,7 @@ use super::{pos, Builder};
 use crate::error::Result;
 use crate::model::*;
 use crate::scenario::raw::*;
-use crate::time::{parse_duration, parse_rate, to_secs_f64};
+use crate::time::{parse_duration, parse_rate, to_secs_f64, Time};
 
 /// z-score of the 99th percentile of the standard normal distribution.
 const Z_P99: f64 = 2.326_347_874_040_840_8;
@@ -16,107 +16,100 @@ impl Builder<'_> {
     pub(super) fn build_entry(&mut self, e: &Spanned<RawEntry>) -> Result<EntrySpec> {
         let (line, col) = pos(e);
         let r = &e.value;
-        let (tenant, spread) =
-            match (&r.tenant, &r.tenants) {
-                (Some(_), Some(s)) => {
-                    return Err(self.err_at(s, "an entry has both `tenant` and `tenants`; keep only one"))
-                }
-                (Some(t), None) => (self.reference_tenant(t)?, 1),
-                (None, Some(s)) => self.spread_tenants(s)?,
-                (None, None) => return Err(self.err_line(
-                    line,
-                    col,
-                    "workload entry has no tenant; add `tenant: NAME` or `tenants: {count: N, prefix: t}`",
-                )),
-            };
+        let (tenant, spread) = self.entry_tenants(r, line, col)?;
         let class = match &r.class {
             Some(c) => self.class_ref(c)?,
             None => 0,
         };
         let arrivals = self.build_arrivals(r, line, col)?;
-        let service =
-            match &r.service {
-                Some(s) => self.build_service(s)?,
-                None => return Err(self.err_line(
-                    line,
-                    col,
-                    "workload entry has no `service`; add e.g. `service: 1s` or `service: {exponential: 2s}`",
-                )),
-            };
+        let Some(service) = &r.service else {
+            return Err(self.err_line(
+                line,
+                col,
+                "workload entry has no `service`; add e.g. `service: 1s` or `service: {exponential: 2s}`",
+            ));
+        };
+        let service = self.build_service(service)?;
         let deadline = match &r.deadline {
             Some(d) => Some(self.pos_dur(d, "deadline")?),
             None => None,
         };
-        let mut cost: Res = [0; MAX_RESOURCES];
-        if let Some(c) = &r.cost {
-            for (rname, amount) in &c.value.0 {
-                let Some(i) = self.resources.iter().position(|(n, _)| n == rname) else {
-                    let declared = if self.resources.is_empty() {
-                        "none; declare them with `resources: {cpu: 8}`".to_string()
-                    } else {
-                        self.resources.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
-                    };
-                    return Err(self.err_at(
-                        amount,
-                        format!("cost names resource `{rname}`, which is not declared; declared resources: {declared}"),
-                    ));
-                };
-                let capacity = self.resources[i].1;
-                if amount.value > capacity {
-                    return Err(self.err_at(
-                        amount,
-                        format!(
-                            "cost {rname}: {} exceeds the capacity {rname}: {capacity}, so these jobs can never fit; lower the cost or raise the capacity",
-                            amount.value
-                        ),
-                    ));
-                }
-                cost[i] = amount.value;
-            }
-        }
-        let failure = match &r.failure {
-            Some(f) => {
-                let p = &f.value.probability;
-                if !(p.value.is_finite() && (0.0..1.0).contains(&p.value)) {
-                    return Err(self.err_at(
-                        p,
-                        format!("failure probability {} must be at least 0 and below 1, e.g. 0.1", p.value),
-                    ));
-                }
-                let max_attempts = match &f.value.max_attempts {
-                    Some(m) if m.value == 0 => {
-                        return Err(self.err_at(m, "`max_attempts` must be at least 1 (1 means no retry)"))
-                    }
-                    Some(m) => m.value,
-                    None => 3,
-                };
-                Some(FailureSpec { probability: p.value, max_attempts })
-            }
-            None => None,
+        let cost = match &r.cost {
+            Some(c) => self.cost(c)?,
+            None => [0; MAX_RESOURCES],
         };
+        let failure = r.failure.as_ref().map(|f| self.failure(f)).transpose()?;
         Ok(EntrySpec { line, tenant, spread, class, arrivals, service, deadline, cost, failure })
+    }
+
+    /// The entry's tenant, or the first of its generated tenants and their count.
+    fn entry_tenants(&mut self, r: &RawEntry, line: usize, col: usize) -> Result<(TenantId, u32)> {
+        match (&r.tenant, &r.tenants) {
+            (Some(_), Some(s)) => {
+                Err(self.err_at(s, "an entry has both `tenant` and `tenants`; keep only one"))
+            }
+            (Some(t), None) => Ok((self.reference_tenant(t)?, 1)),
+            (None, Some(s)) => self.spread_tenants(s),
+            (None, None) => Err(self.err_line(
+                line,
+                col,
+                "workload entry has no tenant; add `tenant: NAME` or `tenants: {count: N, prefix: t}`",
+            )),
+        }
+    }
+
+    /// `cost: {cpu: 2, mem: 4}`: declared resources, each within its capacity.
+    fn cost(&self, c: &Spanned<NamedMap<Spanned<u64>>>) -> Result<Res> {
+        let mut cost: Res = [0; MAX_RESOURCES];
+        for (rname, amount) in &c.value.0 {
+            let Some(i) = self.resources.iter().position(|(n, _)| n == rname) else {
+                let declared = if self.resources.is_empty() {
+                    "none; declare them with `resources: {cpu: 8}`".to_string()
+                } else {
+                    self.resources.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+                };
+                return Err(self.err_at(
+                    amount,
+                    format!("cost names resource `{rname}`, which is not declared; declared resources: {declared}"),
+                ));
+            };
+            let capacity = self.resources[i].1;
+            if amount.value > capacity {
+                return Err(self.err_at(
+                    amount,
+                    format!(
+                        "cost {rname}: {} exceeds the capacity {rname}: {capacity}, so these jobs can never fit; lower the cost or raise the capacity",
+                        amount.value
+                    ),
+                ));
+            }
+            cost[i] = amount.value;
+        }
+        Ok(cost)
+    }
+
+    /// `failure: {probability, max_attempts}` (default 3 attempts).
+    fn failure(&self, f: &Spanned<RawFailure>) -> Result<FailureSpec> {
+        let p = &f.value.probability;
+        if !(p.value.is_finite() && (0.0..1.0).contains(&p.value)) {
+            return Err(self.err_at(
+                p,
+                format!("failure probability {} must be at least 0 and below 1, e.g. 0.1", p.value),
+            ));
+        }
+        let max_attempts = match &f.value.max_attempts {
+            Some(m) if m.value == 0 => {
+                return Err(self.err_at(m, "`max_attempts` must be at least 1 (1 means no retry)"))
+            }
+            Some(m) => m.value,
+            None => 3,
+        };
+        Ok(FailureSpec { probability: p.value, max_attempts })
     }
 
     pub(super) fn build_arrivals(&self, r: &RawEntry, line: usize, col: usize) -> Result<ArrivalSpec> {
         let Some(a) = &r.arrivals else {
-            let Some(count) = &r.count else {
-                if let Some(at) = &r.at {
-                    return Err(self.err_at(at, "`at` needs `count: N` (how many jobs arrive at that time)"));
-                }
-                return Err(self.err_line(
-                    line,
-                    col,
-                    "workload entry has no arrivals; add `count: N` (a batch at time `at`, default 0) or `arrivals: {poisson: 2/s, stop: 10m}`",
-                ));
-            };
-            if count.value == 0 {
-                return Err(self.err_at(count, "`count` must be at least 1"));
-            }
-            let at = match &r.at {
-                Some(t) => self.dur(t, "at")?,
-                None => 0,
-            };
-            return Ok(ArrivalSpec::Batch { count: count.value, at });
+            return self.batch_shorthand(r, line, col);
         };
         if let Some(c) = &r.count {
             return Err(self.err_at(
@@ -132,8 +125,7 @@ impl Builder<'_> {
         }
         let m = &a.value;
         let kinds = [m.poisson.is_some(), m.every.is_some(), m.batch.is_some()];
-        let n_kinds = kinds.iter().filter(|k| **k).count();
-        if n_kinds != 1 {
+        if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(self.err_at(
                 a,
                 "`arrivals` needs exactly one of `poisson: RATE`, `every: DURATION` or `batch: COUNT`",
@@ -143,30 +135,63 @@ impl Builder<'_> {
             Some(s) => self.dur(s, "start")?,
             None => 0,
         };
-        if let Some(b) = &m.batch {
-            if b.value == 0 {
-                return Err(self.err_at(b, "`batch` must be at least 1 (the number of jobs)"));
-            }
-            for (key, bad) in [("stop", m.stop.as_ref().map(pos)), ("count", m.count.as_ref().map(pos))] {
-                if let Some((l, c)) = bad {
-                    return Err(self.err_line(
-                        l,
-                        c,
-                        format!(
-                            "`{key}` does not apply to `batch` arrivals (all jobs arrive at once); remove it"
-                        ),
-                    ));
-                }
-            }
-            let at = match (&m.at, &m.start) {
-                (Some(t), Some(_)) => {
-                    return Err(self.err_at(t, "give either `at` or `start` for a batch, not both"))
-                }
-                (Some(t), None) => self.dur(t, "at")?,
-                (None, _) => start,
-            };
-            return Ok(ArrivalSpec::Batch { count: b.value, at });
+        match &m.batch {
+            Some(b) => self.batch(m, b, start),
+            None => self.process(a, start),
         }
+    }
+
+    /// `count: N` (and `at:`) at the entry level: a batch.
+    fn batch_shorthand(&self, r: &RawEntry, line: usize, col: usize) -> Result<ArrivalSpec> {
+        let Some(count) = &r.count else {
+            if let Some(at) = &r.at {
+                return Err(self.err_at(at, "`at` needs `count: N` (how many jobs arrive at that time)"));
+            }
+            return Err(self.err_line(
+                line,
+                col,
+                "workload entry has no arrivals; add `count: N` (a batch at time `at`, default 0) or `arrivals: {poisson: 2/s, stop: 10m}`",
+            ));
+        };
+        if count.value == 0 {
+            return Err(self.err_at(count, "`count` must be at least 1"));
+        }
+        let at = match &r.at {
+            Some(t) => self.dur(t, "at")?,
+            None => 0,
+        };
+        Ok(ArrivalSpec::Batch { count: count.value, at })
+    }
+
+    /// `arrivals: {batch: N, at: T}`.
+    fn batch(&self, m: &RawArrivals, b: &Spanned<u64>, start: Time) -> Result<ArrivalSpec> {
+        if b.value == 0 {
+            return Err(self.err_at(b, "`batch` must be at least 1 (the number of jobs)"));
+        }
+        for (key, bad) in [("stop", m.stop.as_ref().map(pos)), ("count", m.count.as_ref().map(pos))] {
+            if let Some((l, c)) = bad {
+                return Err(self.err_line(
+                    l,
+                    c,
+                    format!(
+                        "`{key}` does not apply to `batch` arrivals (all jobs arrive at once); remove it"
+                    ),
+                ));
+            }
+        }
+        let at = match (&m.at, &m.start) {
+            (Some(t), Some(_)) => {
+                return Err(self.err_at(t, "give either `at` or `start` for a batch, not both"))
+            }
+            (Some(t), None) => self.dur(t, "at")?,
+            (None, _) => start,
+        };
+        Ok(ArrivalSpec::Batch { count: b.value, at })
+    }
+
+    /// `arrivals: {poisson: RATE | every: D, start, stop, count}`.
+    fn process(&self, a: &Spanned<RawArrivals>, start: Time) -> Result<ArrivalSpec> {
+        let m = &a.value;
         if let Some(t) = &m.at {
             return Err(
                 self.err_at(t, "`at` applies to `batch` arrivals only; use `start` for poisson and every")
@@ -205,10 +230,7 @@ impl Builder<'_> {
             return Ok(ArrivalSpec::Poisson { rate, start, stop, count });
         }
         match &m.every {
-            Some(e) => {
-                let every = self.pos_dur(e, "every")?;
-                Ok(ArrivalSpec::Every { every, start, stop, count })
-            }
+            Some(e) => Ok(ArrivalSpec::Every { every: self.pos_dur(e, "every")?, start, stop, count }),
             None => Err(self.err_at(a, "`arrivals` needs one of poisson, every or batch")),
         }
     }

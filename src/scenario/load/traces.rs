@@ -1,6 +1,6 @@
 //! Trace entries: `- trace: {path, format, columns, ...}` (docs/scenario.md, "Trace replay").
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_saphyr::Spanned;
 
@@ -13,6 +13,42 @@ use crate::time::SECOND;
 impl Builder<'_> {
     /// A `- trace: {...}` entry (see docs/scenario.md, "Trace replay").
     pub(super) fn build_trace(&self, e: &Spanned<RawEntry>, t: &Spanned<RawTrace>) -> Result<TraceSpec> {
+        self.trace_alone(e)?;
+        let t = &t.value;
+        let (path, format) = self.trace_path(t)?;
+        let fmt = match format.as_str() {
+            "csv" => TraceFormat::Csv(Box::new(self.csv_columns(t)?)),
+            "swf" => self.swf(e, t)?,
+            other => {
+                let at = t.format.as_ref().map(pos).unwrap_or_else(|| pos(&t.path));
+                let from = if other.is_empty() { String::new() } else { format!(" from `{other}`") };
+                return Err(self.err_line(
+                    at.0,
+                    at.1,
+                    format!("cannot tell the trace format{from}; add `format: csv` or `format: swf`"),
+                ));
+            }
+        };
+        if t.slots.is_some() && matches!(fmt, TraceFormat::Csv(_)) {
+            return Err(self.err_at(
+                e,
+                "`slots` is for SWF traces; for CSV map resource columns with `columns: {cost: {procs: COLUMN}}`",
+            ));
+        }
+        Ok(TraceSpec {
+            line: pos(e).0,
+            path,
+            format: fmt,
+            time_format: self.time_format(t)?,
+            keep_time: t.keep_time.as_ref().is_some_and(|k| k.value),
+            skip_bad_rows: self.on_error(t)?,
+            scan: TraceScan::default(),
+        })
+    }
+
+    /// A trace entry holds nothing but `trace:`: the trace gives every job's
+    /// tenant, class and service.
+    fn trace_alone(&self, e: &Spanned<RawEntry>) -> Result<()> {
         let r = &e.value;
         let others = [
             ("tenant", r.tenant.is_some()),
@@ -26,13 +62,18 @@ impl Builder<'_> {
             ("cost", r.cost.is_some()),
             ("failure", r.failure.is_some()),
         ];
-        if let Some((k, _)) = others.iter().find(|(_, set)| *set) {
-            return Err(self.err_at(
+        match others.iter().find(|(_, set)| *set) {
+            Some((k, _)) => Err(self.err_at(
                 e,
                 format!("a `trace` entry takes no `{k}`: the trace gives every job's tenant, class and service; put trace options inside `trace: {{...}}`"),
-            ));
+            )),
+            None => Ok(()),
         }
-        let t = &t.value;
+    }
+
+    /// The trace file (relative to the scenario) and its format, from
+    /// `format:` or the file's extension ("" when neither says).
+    fn trace_path(&self, t: &RawTrace) -> Result<(PathBuf, String)> {
         if t.path.value.trim().is_empty() {
             return Err(
                 self.err_at(&t.path, "`trace.path` is empty; give the trace file, relative to this scenario")
@@ -44,13 +85,16 @@ impl Builder<'_> {
             _ => rel.to_path_buf(),
         };
         let ext = rel.extension().and_then(|x| x.to_str()).map(|x| x.to_ascii_lowercase());
-        let format = match (&t.format, ext.as_deref()) {
+        let format = match (&t.format, ext) {
             (Some(f), _) => f.value.to_ascii_lowercase(),
-            (None, Some(x)) => x.to_string(),
+            (None, Some(x)) => x,
             (None, None) => String::new(),
         };
-        let word = |s: &Option<Spanned<String>>| s.as_ref().map(|v| v.value.clone());
-        let time_format = match t.time_format.as_ref().map(|f| (f, f.value.as_str())) {
+        Ok((path, format))
+    }
+
+    fn time_format(&self, t: &RawTrace) -> Result<TimeFormat> {
+        Ok(match t.time_format.as_ref().map(|f| (f, f.value.as_str())) {
             None | Some((_, "auto")) => TimeFormat::Auto,
             Some((_, "rfc3339")) => TimeFormat::Rfc3339,
             Some((_, "epoch_s")) => TimeFormat::EpochSeconds,
@@ -64,101 +108,86 @@ impl Builder<'_> {
                 ),
                 ))
             }
-        };
-        let skip_bad_rows = match t.on_error.as_ref().map(|f| (f, f.value.as_str())) {
-            None | Some((_, "error")) => false,
-            Some((_, "skip")) => true,
+        })
+    }
+
+    /// `on_error: error|skip`: whether broken rows are skipped and counted.
+    fn on_error(&self, t: &RawTrace) -> Result<bool> {
+        match t.on_error.as_ref().map(|f| (f, f.value.as_str())) {
+            None | Some((_, "error")) => Ok(false),
+            Some((_, "skip")) => Ok(true),
             Some((f, other)) => {
-                return Err(self.err_at(f, format!("`on_error: {other}` is not known; use error or skip")))
+                Err(self.err_at(f, format!("`on_error: {other}` is not known; use error or skip")))
             }
-        };
-        let fmt = match format.as_str() {
-            "csv" => {
-                let mut cols = crate::workload::trace::csv::default_columns();
-                if let Some(u) = &t.service_unit {
-                    cols.service_unit = match u.value.as_str() {
-                        "us" => 1,
-                        "ms" => 1000,
-                        "s" => SECOND,
-                        other => {
-                            return Err(self
-                                .err_at(u, format!("`service_unit: {other}` is not known; use us, ms or s")))
-                        }
-                    };
+        }
+    }
+
+    /// The column mapping of a CSV trace: defaults, then `service_unit` and `columns`.
+    fn csv_columns(&self, t: &RawTrace) -> Result<CsvColumns> {
+        let mut cols = crate::workload::trace::csv::default_columns();
+        if let Some(u) = &t.service_unit {
+            cols.service_unit = match u.value.as_str() {
+                "us" => 1,
+                "ms" => 1000,
+                "s" => SECOND,
+                other => {
+                    return Err(
+                        self.err_at(u, format!("`service_unit: {other}` is not known; use us, ms or s"))
+                    )
                 }
-                if let Some(c) = &t.columns {
-                    let c = &c.value;
-                    if let Some(a) = &c.arrival {
-                        cols.arrival = a.value.clone();
-                    }
-                    if let Some(a) = &c.tenant {
-                        cols.tenant = a.value.clone();
-                    }
-                    cols.class = word(&c.class);
-                    cols.service = word(&c.service);
-                    cols.started = word(&c.started);
-                    cols.finished = word(&c.finished);
-                    cols.priority = word(&c.priority);
-                    cols.deadline = word(&c.deadline);
-                    if let Some(cost) = &c.cost {
-                        for (rname, col) in &cost.value.0 {
-                            let Some(i) = self.resources.iter().position(|(n, _)| n == rname) else {
-                                return Err(self.err_at(
-                                    col,
-                                    format!("`columns.cost` names resource `{rname}`, which is not declared under `resources:`"),
-                                ));
-                            };
-                            cols.cost.push((i, col.value.clone()));
-                        }
-                    }
-                }
-                TraceFormat::Csv(Box::new(cols))
-            }
-            "swf" => {
-                if t.columns.is_some() || t.service_unit.is_some() || t.time_format.is_some() {
-                    return Err(self.err_at(
-                        e,
-                        "an SWF trace has fixed fields; remove `columns`, `service_unit` and `time_format`",
-                    ));
-                }
-                let slots = match &t.slots {
-                    Some(s) if s.value == "none" => None,
-                    Some(s) => match self.resources.iter().position(|(n, _)| *n == s.value) {
-                        Some(i) => Some(i),
-                        None => {
-                            return Err(self.err_at(
-                                s,
-                                format!("`slots: {}` is not a resource declared under `resources:`; declare it (e.g. `resources: {{{}: 64}}`) or write `slots: none`", s.value, s.value),
-                            ))
-                        }
-                    },
-                    None => self.resources.iter().position(|(n, _)| n == "procs" || n == "slots"),
-                };
-                TraceFormat::Swf { slots }
-            }
-            other => {
-                let at = t.format.as_ref().map(pos).unwrap_or_else(|| pos(&t.path));
-                return Err(self.err_line(
-                    at.0,
-                    at.1,
+            };
+        }
+        let Some(c) = &t.columns else { return Ok(cols) };
+        let c = &c.value;
+        let word = |s: &Option<Spanned<String>>| s.as_ref().map(|v| v.value.clone());
+        if let Some(a) = &c.arrival {
+            cols.arrival = a.value.clone();
+        }
+        if let Some(a) = &c.tenant {
+            cols.tenant = a.value.clone();
+        }
+        cols.class = word(&c.class);
+        cols.service = word(&c.service);
+        cols.started = word(&c.started);
+        cols.finished = word(&c.finished);
+        cols.priority = word(&c.priority);
+        cols.deadline = word(&c.deadline);
+        for (rname, col) in c.cost.iter().flat_map(|cost| &cost.value.0) {
+            let Some(i) = self.resources.iter().position(|(n, _)| n == rname) else {
+                return Err(self.err_at(
+                    col,
                     format!(
-                        "cannot tell the trace format{}; add `format: csv` or `format: swf`",
-                        if other.is_empty() { String::new() } else { format!(" from `{other}`") }
+                        "`columns.cost` names resource `{rname}`, which is not declared under `resources:`"
                     ),
                 ));
-            }
-        };
-        if t.slots.is_some() && matches!(fmt, TraceFormat::Csv(_)) {
-            return Err(self.err_at(e, "`slots` is for SWF traces; for CSV map resource columns with `columns: {cost: {procs: COLUMN}}`"));
+            };
+            cols.cost.push((i, col.value.clone()));
         }
-        Ok(TraceSpec {
-            line: pos(e).0,
-            path,
-            format: fmt,
-            time_format,
-            keep_time: t.keep_time.as_ref().is_some_and(|k| k.value),
-            skip_bad_rows,
-            scan: TraceScan::default(),
-        })
+        Ok(cols)
+    }
+
+    /// An SWF trace: fixed fields, and the resource receiving each job's
+    /// processor count (`slots`; by default one named procs or slots).
+    fn swf(&self, e: &Spanned<RawEntry>, t: &RawTrace) -> Result<TraceFormat> {
+        if t.columns.is_some() || t.service_unit.is_some() || t.time_format.is_some() {
+            return Err(self.err_at(
+                e,
+                "an SWF trace has fixed fields; remove `columns`, `service_unit` and `time_format`",
+            ));
+        }
+        let slots = match &t.slots {
+            Some(s) if s.value == "none" => None,
+            Some(s) => match self.resources.iter().position(|(n, _)| *n == s.value) {
+                Some(i) => Some(i),
+                None => {
+                    return Err(self.err_at(
+                        s,
+                        format!("`slots: {}` is not a resource declared under `resources:`; declare it (e.g. `resources: {{{}: 64}}`) or write `slots: none`", s.value, s.value),
+                    ))
+                }
+            },
+            None => self.resources.iter().position(|(n, _)| n == "procs" || n == "slots"),
+        };
+        Ok(TraceFormat::Swf { slots })
     }
 }

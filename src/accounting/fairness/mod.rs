@@ -18,49 +18,13 @@
 //! by their demand (a few O(a) rounds, at worst an O(a log a) sort); backlogged claimants with nothing happening are kept
 //! aggregated (see [`ServiceWindows`]), so nothing scans the population.
 
+mod reference;
+
+pub use reference::{jain, water_fill};
+
 use crate::prefetch::prefetch_item;
 use crate::quad_heap::QuadHeap;
 use crate::time::Time;
-
-/// Jain's index J = (sum x)^2 / (n * sum x^2) over `x`; 1 when all equal,
-/// 1/n when one value holds everything. `None` for no values or all zero.
-pub fn jain(x: &[f64]) -> Option<f64> {
-    let n = x.len();
-    let s: f64 = x.iter().sum();
-    let s2: f64 = x.iter().map(|v| v * v).sum();
-    if n == 0 || s2 == 0.0 {
-        return None;
-    }
-    Some(s * s / (n as f64 * s2))
-}
-
-/// Weighted max-min fair shares (water-filling): splits `capacity` among
-/// claimants in proportion to `weights`, never giving one more than its
-/// `demand`; what a satisfied claimant leaves is split among the others.
-/// Claimants with zero demand or weight get nothing. O(n log n).
-pub fn water_fill(demand: &[f64], weights: &[f64], capacity: f64) -> Vec<f64> {
-    let n = demand.len();
-    let mut share = vec![0.0; n];
-    let mut open: Vec<usize> = (0..n).filter(|&i| demand[i] > 0.0 && weights[i] > 0.0).collect();
-    // claimants whose demand per unit weight is smallest are satisfied first
-    open.sort_by(|&a, &b| (demand[a] / weights[a]).total_cmp(&(demand[b] / weights[b])).then(a.cmp(&b)));
-    let mut left = capacity.max(0.0);
-    let mut wsum: f64 = open.iter().map(|&i| weights[i]).sum();
-    for (k, &i) in open.iter().enumerate() {
-        let level = left / wsum;
-        if demand[i] <= level * weights[i] {
-            share[i] = demand[i];
-            left -= demand[i];
-            wsum -= weights[i];
-        } else {
-            for &j in &open[k..] {
-                share[j] = level * weights[j];
-            }
-            break;
-        }
-    }
-    share
-}
 
 /// The figures of one closed window.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -478,14 +442,29 @@ impl ServiceWindows {
 
     /// Closes the window `[end - len, end)` and opens the next one.
     ///
-    /// Water-filling over the members plus the idle set, in rounds (see the
-    /// body); idle claimants are visited in ascending demand per weight and
-    /// only while they fit below the level, so those above it are never visited.
+    /// Water-filling over the members plus the idle set, in rounds (see
+    /// [`ServiceWindows::water_level`]); idle claimants are visited in
+    /// ascending demand per weight and only while they fit below the level,
+    /// so those above it are never visited.
     pub fn close(&mut self, end: Time, len: Time) -> Window {
         if len != self.idle_len {
             self.relevel(len);
         }
         let mut sc = std::mem::take(&mut self.scratch);
+        let backlogged = self.gather(&mut sc, end, len);
+        let level = self.water_level(&mut sc, len);
+        self.idle_heap.extend(sc.lifted.drain(..));
+        let lambda = level.unwrap_or(0.0);
+        let jain = self.entitle(&mut sc, lambda, backlogged);
+        self.roll_members(&mut sc, end, len);
+        self.scratch = sc;
+        Window { jain, backlogged }
+    }
+
+    /// Fills the scratch with each member's received service and demand in
+    /// the window, and lists the members with demand as open; returns the
+    /// number of backlogged claimants (members and idle ones).
+    fn gather(&self, sc: &mut Scratch, end: Time, len: Time) -> usize {
         sc.received.clear();
         sc.demand.clear();
         sc.open.clear();
@@ -504,9 +483,25 @@ impl ServiceWindows {
             }
             backlogged += c.backlogged as usize;
         }
-        let capacity: f64 = sc.received.iter().sum();
         sc.ent.clear();
         sc.ent.resize(sc.demand.len(), 0.0);
+        backlogged
+    }
+
+    /// The water level of the window: the entitlement per unit of weight of
+    /// every claimant whose demand is above it (`None` when every claimant's
+    /// demand is met). Satisfied members leave `sc.open` with their
+    /// entitlement set; capped idle claimants go to `sc.capped_idle`.
+    ///
+    /// Water-filling as in `water_fill`, with the idle set merged in, by
+    /// rounds instead of a sort: at the level `left / wsum` every open
+    /// claimant whose demand fits is satisfied for sure (the level only
+    /// rises as satisfied claimants leave), so a round takes them all out;
+    /// when a round takes none, that level is the water level. Exact sums
+    /// make this the sorted walk's result. Rounds are few in practice; after
+    /// `max_rounds` the rest is done by the sorted walk.
+    fn water_level(&mut self, sc: &mut Scratch, len: Time) -> Option<f64> {
+        let capacity: f64 = sc.received.iter().sum();
         // `left` holds whole worker-microseconds (exact in f64 below 2^53) and
         // the weight sum is fixed point, so both are exact in any order.
         let mut left = capacity.max(0.0);
@@ -516,26 +511,16 @@ impl ServiceWindows {
             .map(|&(_, i)| weight_fixed(self.claimants[self.members[i as usize] as usize].weight))
             .sum::<i128>()
             + self.idle_weight;
-        // Water-filling as in `water_fill`, with the idle set merged in, by
-        // rounds instead of a sort: at the level `left / wsum` every open
-        // claimant whose demand fits is satisfied for sure (the level only
-        // rises as satisfied claimants leave), so a round takes them all out;
-        // when a round takes none, that level is the water level. Exact sums
-        // make this the sorted walk's result. Rounds are few in practice; after
-        // `max_rounds` the rest is done by the sorted walk.
-        let mut level = None;
-        let mut settled = false;
         for _ in 0..self.max_rounds {
             if wsum <= 0 {
-                settled = true; // nothing open: everyone satisfied
-                break;
+                return None; // nothing open: everyone satisfied
             }
             let at = left / (wsum as f64 / WEIGHT_SCALE);
             let before = (sc.open.len(), sc.capped_idle.len());
             let mut k = 0;
             while k < sc.open.len() {
                 let i = sc.open[k].1 as usize;
-                if self.satisfy_member(&mut sc, i, at, &mut left, &mut wsum) {
+                if self.satisfy_member(sc, i, at, &mut left, &mut wsum) {
                     sc.open.swap_remove(k);
                 } else {
                     k += 1;
@@ -543,29 +528,29 @@ impl ServiceWindows {
             }
             // idle claimants in ascending demand per weight: the first that
             // does not fit ends the round
-            while self.cap_idle_top(&mut sc, at, len, &mut left, &mut wsum) {}
+            while self.cap_idle_top(sc, at, len, &mut left, &mut wsum) {}
             if (sc.open.len(), sc.capped_idle.len()) == before {
-                level = Some(at);
-                settled = true;
-                break;
+                return Some(at);
             }
         }
-        if !settled {
-            level = self.sorted_walk(&mut sc, left, wsum, len);
-        }
-        self.idle_heap.extend(sc.lifted.drain(..));
-        let lambda = level.unwrap_or(0.0);
-        // the open members left are the unsatisfied ones
+        self.sorted_walk(sc, left, wsum, len)
+    }
+
+    /// Adds the window's received service and entitlement to every
+    /// claimant's totals (the open members left are the unsatisfied ones, at
+    /// `lambda` x weight) and returns Jain's index over them.
+    fn entitle(&mut self, sc: &mut Scratch, lambda: f64, backlogged: usize) -> Option<f64> {
         for &(_, i) in &sc.open {
             sc.ent[i as usize] = lambda * self.claimants[self.members[i as usize] as usize].weight;
         }
+        let ent = &sc.ent;
         let (mut n, mut sx, mut sx2) = (0usize, 0.0f64, 0.0f64);
         for (i, &m) in self.members.iter().enumerate() {
             let c = &mut self.claimants[m as usize];
             c.received_total += sc.received[i];
-            c.entitled_total += sc.ent[i];
-            if sc.ent[i] > 0.0 {
-                let x = sc.received[i] / sc.ent[i];
+            c.entitled_total += ent[i];
+            if ent[i] > 0.0 {
+                let x = sc.received[i] / ent[i];
                 n += 1;
                 sx += x;
                 sx2 += x * x;
@@ -581,10 +566,16 @@ impl ServiceWindows {
             c.entitled_total += c.weight * (before - c.settled_at) + d;
             c.settled_at = self.level_sum;
         }
-        let jain =
-            if backlogged >= 2 && n >= 2 && sx2 != 0.0 { Some(sx * sx / (n as f64 * sx2)) } else { None };
-        // claimants with work left stay in the next window; those still
-        // claimable are backlogged in it; claimable with nothing running: idle
+        if backlogged >= 2 && n >= 2 && sx2 != 0.0 {
+            Some(sx * sx / (n as f64 * sx2))
+        } else {
+            None
+        }
+    }
+
+    /// Claimants with work left stay in the next window; those still
+    /// claimable are backlogged in it; claimable with nothing running: idle.
+    fn roll_members(&mut self, sc: &mut Scratch, end: Time, len: Time) {
         sc.keep.clear();
         let members = std::mem::take(&mut self.members);
         for &m in &members {
@@ -604,14 +595,14 @@ impl ServiceWindows {
         }
         // the old member list becomes the next window's scratch keep list
         self.members = std::mem::replace(&mut sc.keep, members);
-        self.scratch = sc;
-        Window { jain, backlogged }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const S: Time = 1_000_000;
 
     #[test]
     fn fixed_weights_round_like_f64_round() {
@@ -623,37 +614,6 @@ mod tests {
         let half = 0.5 / WEIGHT_SCALE;
         assert_eq!(weight_fixed(1.0 + half), (1i128 << 40) + 1);
     }
-
-    #[test]
-    fn water_fill_caps_by_demand_and_shares_the_rest_by_weight() {
-        // capacity 10, demands 2, 100, 100, equal weights: 2, then 4 and 4
-        assert_eq!(water_fill(&[2.0, 100.0, 100.0], &[1.0, 1.0, 1.0], 10.0), vec![2.0, 4.0, 4.0]);
-        // weights 3:1 with ample demand: 7.5 and 2.5
-        assert_eq!(water_fill(&[50.0, 50.0], &[3.0, 1.0], 10.0), vec![7.5, 2.5]);
-        // everyone satisfied: shares equal demands
-        assert_eq!(water_fill(&[1.0, 2.0], &[1.0, 1.0], 10.0), vec![1.0, 2.0]);
-        // cascading: capacity 12, demands 1, 3, 100, 100, weights 1,1,1,1:
-        // level 3 -> 1 satisfied (left 11, 3 open, level 11/3 = 3.67) -> 3 satisfied
-        // (left 8, 2 open) -> 4 and 4
-        assert_eq!(water_fill(&[1.0, 3.0, 100.0, 100.0], &[1.0; 4], 12.0), vec![1.0, 3.0, 4.0, 4.0]);
-        // weighted cascade: capacity 10, weights 2,1,1, demands 1, 100, 100:
-        // level 10/4 = 2.5 -> A wants 1 <= 5, satisfied; left 9 over weight 2 -> 4.5 each
-        assert_eq!(water_fill(&[1.0, 100.0, 100.0], &[2.0, 1.0, 1.0], 10.0), vec![1.0, 4.5, 4.5]);
-        // zero demand or weight gets nothing
-        assert_eq!(water_fill(&[0.0, 5.0, 5.0], &[1.0, 0.0, 1.0], 10.0), vec![0.0, 0.0, 5.0]);
-    }
-
-    #[test]
-    fn jain_extremes_and_a_hand_example() {
-        assert_eq!(jain(&[1.0, 1.0, 1.0]), Some(1.0));
-        // one of four gets everything: 1/4
-        assert_eq!(jain(&[4.0, 0.0, 0.0, 0.0]), Some(0.25));
-        // (1+2+3)^2 / (3 * (1+4+9)) = 36/42
-        assert!((jain(&[1.0, 2.0, 3.0]).unwrap() - 36.0 / 42.0).abs() < 1e-12);
-        assert_eq!(jain(&[]), None);
-    }
-
-    const S: Time = 1_000_000;
 
     #[test]
     fn window_where_one_tenant_is_starved() {
