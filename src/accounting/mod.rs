@@ -57,6 +57,9 @@ pub struct Recorder {
     logs: Option<Logs>,
     tick: Periods,
     window: Periods,
+    /// `min(tick end, window end)`, kept because the engine asks for it
+    /// twice per event.
+    next: Time,
 }
 
 impl Recorder {
@@ -67,18 +70,20 @@ impl Recorder {
             logs: dir.map(|d| Logs::new(sc, d)).transpose()?,
             tick: Periods { len: sc.tick, index: 1 },
             window: Periods { len: sc.window, index: 1 },
+            next: sc.tick.min(sc.window),
         })
     }
 
     /// The next instant a tick or a fairness window ends.
+    #[inline]
     pub fn next_boundary(&self) -> Time {
-        self.tick.end().min(self.window.end())
+        self.next
     }
 
     /// Closes whatever ends at [`Recorder::next_boundary`]: the fairness
     /// window first, then the tick.
     pub fn close_boundary(&mut self, sc: &Scenario, now: &Snapshot) -> Result<()> {
-        let end = self.next_boundary();
+        let end = self.next;
         if self.window.end() == end {
             self.close_window()?;
         }
@@ -104,6 +109,7 @@ impl Recorder {
         let end = self.window.end();
         let w = self.tally.close_window(end, self.window.len);
         self.window.index += 1;
+        self.next = self.tick.end().min(self.window.end());
         match self.logs.as_mut() {
             Some(l) => l.on_window(end, &w),
             None => Ok(()),
@@ -116,6 +122,7 @@ impl Recorder {
             l.close_tick(sc, snap, self.tally.classes(), self.tick.index, end)?;
         }
         self.tick.index += 1;
+        self.next = self.tick.end().min(self.window.end());
         Ok(())
     }
 

@@ -163,6 +163,7 @@ impl<'s> Engine<'s> {
 
     /// Closes the ticks and fairness windows that end before `t` (`inclusive`:
     /// also at `t`).
+    #[inline]
     fn close_boundaries(&mut self, t: Time, inclusive: bool) -> Result<()> {
         while self.rec.next_boundary() < t || (inclusive && self.rec.next_boundary() == t) {
             let snap = Snapshot { loads: &self.loads, jobs: &self.jobs, free_workers: self.free_workers };

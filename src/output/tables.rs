@@ -19,8 +19,14 @@ fn write_rows<T: Serialize>(path: &Path, rows: &[T]) -> Result<()> {
     if let Some(first) = rows.first() {
         w.write_record(cells(first).iter().map(|(n, _)| *n)).map_err(cerr)?;
     }
+    let mut text = String::new();
     for row in rows {
-        w.write_record(cells(row).iter().map(|(_, c)| c.csv())).map_err(cerr)?;
+        for (_, c) in cells(row) {
+            text.clear();
+            c.write_csv(&mut text);
+            w.write_field(&text).map_err(cerr)?;
+        }
+        w.write_record(None::<&[u8]>).map_err(cerr)?;
     }
     w.flush().map_err(|e| Error::io(format!("writing {name}"), e))
 }
