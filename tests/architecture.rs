@@ -1,0 +1,78 @@
+//! The module layering of README's "Architecture": each stage imports only
+//! the stages before it, so there is no import circle. Read from the source
+//! (comments and test modules aside), so a new import that closes a circle
+//! fails here.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Top-level module -> the top-level modules its code names as `crate::X`.
+fn imports() -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src is readable") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n != "bin") {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path.strip_prefix(&src).expect("under src");
+            let top =
+                rel.iter().next().expect("a name").to_string_lossy().trim_end_matches(".rs").to_string();
+            let text = std::fs::read_to_string(&path).expect("readable");
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            let deps = out.entry(top.clone()).or_default();
+            for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                for (i, _) in line.match_indices("crate::") {
+                    let name: String =
+                        line[i + 7..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                    if !name.is_empty() && name != top {
+                        deps.insert(name);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn stages_import_only_earlier_stages() {
+    // the order of the data flow; utilities (time, error, prefetch,
+    // quad_heap, huge_pages) may be used by any stage
+    let order = [
+        "model",
+        "core",
+        "workload",
+        "admission",
+        "policy",
+        "accounting",
+        "engine",
+        "scenario",
+        "results",
+        "output",
+        "run",
+        "cli",
+    ];
+    let rank = |m: &str| order.iter().position(|o| *o == m);
+    let graph = imports();
+    for (module, deps) in &graph {
+        let Some(r) = rank(module) else { continue };
+        for d in deps {
+            if let Some(rd) = rank(d) {
+                assert!(rd < r, "`{module}` imports `{d}`, a later stage: an import circle in the making");
+            }
+        }
+    }
+    // the shared layer and the model stay at the bottom
+    assert!(graph["model"].iter().all(|d| rank(d).is_none()), "model: {:?}", graph["model"]);
+    assert_eq!(graph["core"].iter().filter(|d| rank(d).is_some()).collect::<Vec<_>>(), ["model"]);
+    assert!(!graph["policy"].contains("engine") && !graph["accounting"].contains("engine"));
+}
