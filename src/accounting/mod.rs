@@ -165,6 +165,21 @@ impl Recorder {
         }
     }
 
+    /// Whether the log still wants this tick's list of tenants parked since
+    /// an earlier tick (see [`Recorder::on_still_parked`]).
+    pub fn lists_parked(&self) -> bool {
+        self.logs.as_ref().is_some_and(|l| !l.parked_listed())
+    }
+
+    /// Tenants refused before this tick and still parked with work waiting,
+    /// at the first dispatch decision of the tick: they are passed over in
+    /// it too, so the observation log lists them.
+    pub fn on_still_parked(&mut self, parked: impl Iterator<Item = (TenantId, Skip)>) {
+        if let Some(l) = self.logs.as_mut() {
+            l.on_still_parked(parked);
+        }
+    }
+
     /// An attempt finished (whatever comes next for the job).
     pub fn on_attempt_end(&mut self, job: &Job, now: Time) {
         self.tally.on_attempt_end(job, now);

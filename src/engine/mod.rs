@@ -297,6 +297,9 @@ impl<'s> Engine<'s> {
     }
 
     fn dispatch(&mut self) -> Result<()> {
+        if self.free_workers > 0 && self.queued_total > 0 && self.rec.lists_parked() {
+            self.log_still_parked();
+        }
         let mut borrow = false;
         while self.free_workers > 0 && self.queued_total > 0 {
             let pick = {
@@ -323,15 +326,10 @@ impl<'s> Engine<'s> {
                         self.warm_tenant(tenant);
                     }
                 }
-                None if self.spare == Spare::Lend && !borrow && !self.parked_at_cap.is_empty() => {
+                None if self.spare == Spare::Lend && !borrow && self.only_parked_wait() => {
                     // Nobody below its cap can run: lend the idle workers to tenants at their cap.
                     borrow = true;
-                    for t in std::mem::take(&mut self.parked_at_cap) {
-                        if self.loads[t as usize].parked == Some(Skip::AtCap) {
-                            self.loads[t as usize].parked = None;
-                            self.policy.unpark(t, &self.jobs, self.now);
-                        }
-                    }
+                    self.lend();
                 }
                 None => break,
             }
@@ -356,6 +354,72 @@ impl<'s> Engine<'s> {
         Ok(())
     }
 
+    /// Whether every queued job belongs to a tenant the gate parked, with at
+    /// least one at its cap: only then may a worker be lent over a cap. A
+    /// policy that holds work back itself (a reserve kept for another class)
+    /// leaves claimable work unparked, and a cap then holds (`spare: lend`
+    /// lends only while no other tenant has claimable work).
+    fn only_parked_wait(&mut self) -> bool {
+        if self.parked_at_cap.is_empty() {
+            return false;
+        }
+        self.dedup_parked();
+        let loads = &self.loads;
+        let parked_queued: u64 = self
+            .parked_at_cap
+            .iter()
+            .chain(&self.parked_no_fit)
+            .filter(|&&t| loads[t as usize].parked.is_some())
+            .map(|&t| loads[t as usize].queued)
+            .sum();
+        parked_queued >= self.queued_total
+    }
+
+    /// Unparks the tenants at their cap, in the order they were (last)
+    /// parked: the one refused longest ago first.
+    fn lend(&mut self) {
+        for t in std::mem::take(&mut self.parked_at_cap) {
+            if self.loads[t as usize].parked == Some(Skip::AtCap) {
+                self.loads[t as usize].parked = None;
+                self.policy.unpark(t, &self.jobs, self.now);
+            }
+        }
+    }
+
+    /// Drops the stale entries of the parked lists: tenants no longer parked
+    /// for that reason, and all but the last entry of a tenant parked again
+    /// after an unpark (its place in the queue of refused tenants is its
+    /// latest refusal).
+    fn dedup_parked(&mut self) {
+        let loads = &self.loads;
+        for (list, reason) in
+            [(&mut self.parked_at_cap, Some(Skip::AtCap)), (&mut self.parked_no_fit, Some(Skip::NoFit))]
+        {
+            let mut seen = std::collections::HashSet::with_capacity(list.len());
+            let mut kept: Vec<TenantId> = Vec::with_capacity(list.len());
+            for &t in list.iter().rev() {
+                if loads[t as usize].parked == reason && seen.insert(t) {
+                    kept.push(t);
+                }
+            }
+            kept.reverse();
+            *list = kept;
+        }
+    }
+
+    /// The observation log lists, in each tick with a dispatch decision,
+    /// every tenant passed over with work waiting: those refused in the tick
+    /// (the gate's skips) and these, refused earlier and still parked.
+    fn log_still_parked(&mut self) {
+        self.dedup_parked();
+        let loads = &self.loads;
+        let parked = self.parked_at_cap.iter().chain(&self.parked_no_fit).filter_map(|&t| {
+            let l = &loads[t as usize];
+            l.parked.filter(|_| l.queued > 0).map(|r| (t, r))
+        });
+        self.rec.on_still_parked(parked);
+    }
+
     /// Files tenants the gate just parked under their reason.
     fn sort_parked(&mut self) {
         for t in self.gate_parked.drain(..) {
@@ -366,9 +430,7 @@ impl<'s> Engine<'s> {
             }
         }
         if self.parked_at_cap.len() > 64 + 2 * self.loads.len() {
-            let loads = &self.loads;
-            self.parked_at_cap.retain(|&t| loads[t as usize].parked == Some(Skip::AtCap));
-            self.parked_at_cap.dedup();
+            self.dedup_parked();
         }
     }
 

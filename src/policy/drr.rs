@@ -33,8 +33,10 @@
 //! Cost per dispatch: O(1) amortised while `quantum` x weight is at least
 //! the typical job cost — each visit then starts at least one job. A flow
 //! whose debt exceeds its quantum is visited once per round without a start
-//! (logged as skip reason `deficit`), so with a quantum much smaller than the
-//! jobs a dispatch can cost up to (job cost / quantum) visits.
+//! (logged as skip reason `deficit`); once a whole round starts nothing, the
+//! rounds up to the first flow out of debt are jumped over arithmetically
+//! (`jump_over_debt`), so a dispatch costs at most two rounds of visits,
+//! whatever the quantum.
 
 use std::collections::VecDeque;
 
@@ -60,6 +62,11 @@ pub struct Drr {
     in_active: Vec<bool>,
     /// The front flow has already received its quantum for this visit.
     visiting: bool,
+    /// Visits in a row that started nothing because the flow was in debt.
+    debt_visits: usize,
+    /// Jump over the rounds of debt (always, but for the test that checks
+    /// jumping against visiting one by one).
+    jumps: bool,
     woke: Vec<FlowId>,
 }
 
@@ -134,6 +141,10 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
+    Ok(Box::new(build_drr(spec, sc)?))
+}
+
+fn build_drr(spec: &PolicySpec, sc: &Scenario) -> Result<Drr, ParamError> {
     let over = flows::parse_over(&spec.params)?;
     let cost = flows::parse_cost(&spec.params)?;
     // in cost units: one job = UNITS_PER_JOB, one second of work = SECOND
@@ -146,7 +157,7 @@ pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamE
     let weights = flows::weights(sc, over);
     let quantum: Vec<i64> = weights.iter().map(|w| ((quantum * w).round() as i64).max(1)).collect();
     let n = quantum.len();
-    Ok(Box::new(Drr {
+    Ok(Drr {
         flows: FlowQueues::new(sc, over),
         cost,
         quantum,
@@ -154,8 +165,10 @@ pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamE
         active: VecDeque::new(),
         in_active: vec![false; n],
         visiting: false,
+        debt_visits: 0,
+        jumps: true,
         woke: Vec::new(),
-    }))
+    })
 }
 
 impl Drr {
@@ -174,6 +187,51 @@ impl Drr {
             self.deficit[f] = self.deficit[f].min(0);
         }
         self.visiting = false;
+    }
+
+    /// A whole round of visits started nothing: every flow is paying off a
+    /// debt larger than its quantum. Instead of visiting round after round
+    /// (a 1000 s job against a 1us quantum is a billion visits), jump to
+    /// the visit at which the first flow's deficit turns positive, crediting
+    /// every flow the quanta of the visits skipped, exactly as visiting one
+    /// by one would: O(active flows) for any quantum. The front flow's
+    /// current visit is the first of them. `false` (no jump) while a flow
+    /// in the list has no claimable job: the visits remove it first.
+    fn jump_over_debt(&mut self, gate: &mut Gate) -> bool {
+        let n = self.active.len();
+        if self.active.iter().any(|&f| !self.flows.has_claimable(f)) {
+            return false;
+        }
+        // undo the front's current credit: the jump counts that visit
+        let front = self.active[0] as usize;
+        self.deficit[front] -= self.quantum[front];
+        // visits flow p needs until its deficit is positive: k = floor(-d / q) + 1,
+        // the last of them visit number (k - 1) n + p
+        let (mut win, mut win_visit) = (0, u128::MAX);
+        for (p, &f) in self.active.iter().enumerate() {
+            let (d, q) = (self.deficit[f as usize], self.quantum[f as usize]);
+            let k = if d > 0 { 1 } else { (-d / q) as u128 + 1 };
+            let v = (k - 1) * n as u128 + p as u128;
+            if v < win_visit {
+                (win, win_visit) = (p, v);
+            }
+        }
+        for (p, &f) in self.active.iter().enumerate() {
+            // visits p, p + n, p + 2n, ... before the winning one, and the winner's own
+            let visits = if p as u128 > win_visit { 0 } else { (win_visit - p as u128).div_ceil(n as u128) };
+            let visits = visits + u128::from(p == win);
+            let credit = (visits as i128 * self.quantum[f as usize] as i128).min(i64::MAX as i128) as i64;
+            self.deficit[f as usize] = self.deficit[f as usize].saturating_add(credit);
+            if p != win || visits > 1 {
+                if let Some(t) = self.flows.next_tenant(f) {
+                    gate.note_skip(t, Skip::Deficit);
+                }
+            }
+        }
+        self.active.rotate_left(win);
+        self.visiting = true;
+        self.debt_visits = 0;
+        true
     }
 
     /// The front flow's visit is over: it goes to the back of the list.
@@ -205,12 +263,17 @@ impl Policy for Drr {
             }
             if self.deficit[i] <= 0 {
                 // still paying off a large job: passed over for this round
+                self.debt_visits += 1;
+                if self.jumps && self.debt_visits > self.active.len() && self.jump_over_debt(gate) {
+                    continue;
+                }
                 if let Some(t) = self.flows.next_tenant(f) {
                     gate.note_skip(t, Skip::Deficit);
                 }
                 self.rotate();
                 continue;
             }
+            self.debt_visits = 0;
             match self.flows.take(f, jobs, gate) {
                 Take::Started(slot) => {
                     self.deficit[i] -= self.cost.units(jobs.get(slot)) as i64;
@@ -262,6 +325,40 @@ mod tests {
 
     fn scenario(yaml: &str) -> Scenario {
         load_str(yaml, Path::new("t.yaml")).expect("valid scenario")
+    }
+
+    #[test]
+    fn jumping_over_rounds_of_debt_picks_exactly_what_visiting_does() {
+        // Quanta of 7ms x weight against jobs of 0.5-4 s: hundreds of debt
+        // rounds between starts, with flows of different weights and debts
+        // crossing zero at different visits. One worker, each job finished
+        // before the next pick. The jump must reproduce the one-by-one
+        // visits' order exactly, job for job.
+        let sc = scenario(concat!(
+            "workers: 1\ntenants: {A: {weight: 1}, B: {weight: 3}, C: {weight: 2}, D: {weight: 1.5}}\n",
+            "workload:\n",
+            "  - {tenant: A, count: 40, service: {uniform: {min: 500ms, max: 4s}}}\n",
+            "  - {tenant: B, count: 40, service: {uniform: {min: 500ms, max: 4s}}}\n",
+            "  - {tenant: C, count: 40, service: {uniform: {min: 500ms, max: 4s}}}\n",
+            "  - {tenant: D, count: 25, service: 3s}\n",
+            "policies: [{policy: drr, cost: work, quantum: 7ms}]\n",
+        ));
+        let order = |jumps: bool| {
+            let mut drr = build_drr(&sc.policies[0], &sc).expect("builds");
+            drr.jumps = jumps;
+            let mut kit = Kit::with_policy(&sc, Box::new(drr));
+            kit.push_all();
+            let mut seqs = Vec::new();
+            while let Some(slot) = kit.pick() {
+                // the credit each flow holds after each pick, beside the job
+                seqs.push((kit.jobs.get(slot).seq, kit.policy.deficit.clone()));
+                kit.finish(slot);
+            }
+            seqs
+        };
+        let visited = order(false);
+        assert_eq!(visited.len(), 145);
+        assert_eq!(order(true), visited);
     }
 
     #[test]

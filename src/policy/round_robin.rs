@@ -31,7 +31,8 @@ pub struct RoundRobin {
     /// Each member's jobs in arrival order.
     links: SlotLinks,
     rotation: VecDeque<TenantId>,
-    joining: Vec<TenantId>,
+    /// Tenants that got claimable work since the last pick, with when.
+    joining: Vec<(Time, TenantId)>,
 }
 
 const ORDER: Param = Param {
@@ -75,11 +76,13 @@ pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamE
 }
 
 impl RoundRobin {
-    fn join(&mut self, tenant: TenantId) {
+    /// `tenant` has claimable work again at `now`: it joins the back of the
+    /// rotation at the next pick.
+    fn join(&mut self, tenant: TenantId, now: Time) {
         let m = &mut self.members[tenant as usize];
         if !m.in_rotation && !m.parked && !m.jobs.is_empty() {
             m.in_rotation = true;
-            self.joining.push(tenant);
+            self.joining.push((now, tenant));
         }
     }
 }
@@ -111,16 +114,18 @@ impl Policy for RoundRobin {
         }
     }
 
-    fn push(&mut self, job: &Job, slot: Slot, _now: Time) {
+    fn push(&mut self, job: &Job, slot: Slot, now: Time) {
         self.links.push_back(&mut self.members[job.tenant as usize].jobs, slot);
-        self.join(job.tenant);
+        self.join(job.tenant, now);
     }
 
     fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, _now: Time) -> Option<Slot> {
         if !self.joining.is_empty() {
+            // newcomers join the back in the order they got work; those that
+            // got it at the same instant, in the configured order
             let members = &self.members;
-            self.joining.sort_unstable_by_key(|&t| members[t as usize].rank);
-            self.rotation.extend(self.joining.drain(..));
+            self.joining.sort_unstable_by_key(|&(at, t)| (at, members[t as usize].rank));
+            self.rotation.extend(self.joining.drain(..).map(|(_, t)| t));
         }
         while let Some(tenant) = self.rotation.pop_front() {
             let m = &mut self.members[tenant as usize];
@@ -143,8 +148,8 @@ impl Policy for RoundRobin {
         None
     }
 
-    fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
+    fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, now: Time) {
         self.members[tenant as usize].parked = false;
-        self.join(tenant);
+        self.join(tenant, now);
     }
 }

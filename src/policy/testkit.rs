@@ -9,9 +9,9 @@ use crate::workload::ArrivalStream;
 
 use super::Policy;
 
-pub struct Kit<'s> {
+pub struct Kit<'s, P: Policy + ?Sized = dyn Policy> {
     sc: &'s Scenario,
-    pub policy: Box<dyn Policy>,
+    pub policy: Box<P>,
     pub jobs: JobTable,
     loads: Vec<TenantLoad>,
     free: Res,
@@ -26,7 +26,13 @@ pub struct Kit<'s> {
 impl<'s> Kit<'s> {
     /// A kit for the scenario's first policy.
     pub fn new(sc: &'s Scenario) -> Self {
-        let policy = super::build(&sc.policies[0], sc).expect("policy builds");
+        Self::with_policy(sc, super::build(&sc.policies[0], sc).expect("policy builds"))
+    }
+}
+
+impl<'s, P: Policy + ?Sized> Kit<'s, P> {
+    /// A kit for `policy` over the scenario's workload.
+    pub fn with_policy(sc: &'s Scenario, policy: Box<P>) -> Self {
         let mut free = [0; MAX_RESOURCES];
         for (i, (_, c)) in sc.resources.iter().enumerate() {
             free[i] = *c;

@@ -72,6 +72,15 @@ impl Logs {
         self.ticks.on_skip(s);
     }
 
+    pub fn parked_listed(&self) -> bool {
+        self.ticks.parked_listed
+    }
+
+    pub fn on_still_parked(&mut self, parked: impl Iterator<Item = (TenantId, Skip)>) {
+        parked.for_each(|s| self.ticks.on_skip(s));
+        self.ticks.parked_listed = true;
+    }
+
     pub fn on_attempt_end(&mut self, job: &Job) {
         self.series.on_attempt_end(job);
     }

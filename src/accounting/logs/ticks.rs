@@ -3,7 +3,7 @@
 //! dispatched in order, the tenants passed over with their reason, and every
 //! tenant's cumulative completions.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
 use crate::core::{Skip, TenantLoad};
@@ -18,7 +18,12 @@ pub struct TickLog {
     /// Workers idle at the start of the current tick.
     free_at_start: u32,
     chosen: Vec<TenantId>,
+    /// Tenants passed over in this tick with their reason, each pair once,
+    /// in the order first seen.
     skipped: Vec<(TenantId, Skip)>,
+    skipped_set: HashSet<(TenantId, Skip)>,
+    /// The tenants still parked from earlier ticks were listed in this tick.
+    pub parked_listed: bool,
     /// Tenants with at least one arrival so far, in id order.
     seen: BTreeSet<TenantId>,
     /// Tenants with queued jobs.
@@ -39,6 +44,8 @@ impl TickLog {
             free_at_start: sc.workers,
             chosen: Vec::new(),
             skipped: Vec::new(),
+            skipped_set: HashSet::new(),
+            parked_listed: false,
             seen: BTreeSet::new(),
             waiting: DenseSet::new(sc.tenants.len()),
             cell: Vec::new(),
@@ -65,7 +72,7 @@ impl TickLog {
 
     /// A tenant passed over in this tick; each tenant:reason is listed once.
     pub fn on_skip(&mut self, s: (TenantId, Skip)) {
-        if !self.skipped.contains(&s) {
+        if self.skipped_set.insert(s) {
             self.skipped.push(s);
         }
     }
@@ -121,6 +128,8 @@ impl TickLog {
         w.end()?;
         self.chosen.clear();
         self.skipped.clear();
+        self.skipped_set.clear();
+        self.parked_listed = false;
         self.free_at_start = free_now;
         Ok(())
     }
