@@ -35,6 +35,7 @@ pub mod quad_heap;
 pub mod results;
 pub mod run;
 pub mod scenario;
+pub mod sparse_queues;
 #[cfg(test)]
 mod test_rng;
 pub mod time;

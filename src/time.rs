@@ -10,6 +10,15 @@ pub type Time = u64;
 /// Microseconds per second.
 pub const SECOND: Time = 1_000_000;
 
+/// The last instant a simulation may reach: 2^53 microseconds, about 285
+/// years. Every time up to it is exact as an `f64` too (statistics and
+/// charts read times as floats), and sums of a few of them cannot overflow
+/// a `u64`. A duration, a time or a draw past it is an error, never a clamp.
+pub const HORIZON: Time = 1 << 53;
+
+/// [`HORIZON`] in words, for messages.
+pub const HORIZON_TEXT: &str = "fairsim's horizon of 2^53 us (about 285 years)";
+
 /// Formats a time as decimal seconds, exact to the microsecond, with no
 /// trailing zeros: `1500000` -> `1.5`, `3` -> `0.000003`, `2000000` -> `2`.
 pub fn fmt_secs(t: Time) -> String {
@@ -88,8 +97,8 @@ pub fn parse_duration(text: &str) -> Result<Time, String> {
         }
     };
     let us = value * scale * SECOND as f64;
-    if us > 1e18 {
-        return Err(format!("duration `{text}` is too long"));
+    if us > HORIZON as f64 {
+        return Err(format!("duration `{text}` is past {HORIZON_TEXT}; use a shorter one"));
     }
     let rounded = us.round();
     if value > 0.0 && rounded == 0.0 {
@@ -120,7 +129,18 @@ pub fn parse_rate(text: &str) -> Result<f64, String> {
     if !value.is_finite() || value <= 0.0 {
         return Err(format!("rate `{text}` must be greater than zero"));
     }
-    Ok(value / per_secs)
+    let rate = value / per_secs;
+    if rate * to_secs_f64(HORIZON) < 1.0 {
+        return Err(format!(
+            "rate `{text}` is so low that the mean gap between arrivals is past {HORIZON_TEXT}; use a higher rate"
+        ));
+    }
+    if !rate.is_finite() || rate > 1e9 {
+        return Err(format!(
+            "rate `{text}` is above 10^9 per second, finer than the 1us time unit; use a lower rate"
+        ));
+    }
+    Ok(rate)
 }
 
 #[cfg(test)]

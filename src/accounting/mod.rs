@@ -37,9 +37,18 @@ struct Periods {
     len: Time,
     /// 1-based index of the open period.
     index: u64,
+    /// The recorder's event count when the last period closed: equal to it
+    /// now when nothing happened in the open period.
+    events_at_close: u64,
+    /// The period closed last had no events.
+    quiet: bool,
 }
 
 impl Periods {
+    fn new(len: Time) -> Self {
+        Periods { len, index: 1, events_at_close: 0, quiet: false }
+    }
+
     fn end(&self) -> Time {
         self.len.saturating_mul(self.index)
     }
@@ -49,14 +58,38 @@ impl Periods {
     fn holds(&self, now: Time) -> bool {
         now > self.end() - self.len || self.index == 1
     }
+
+    /// Index of the last period ending before `t` (or at `t`, `inclusive`).
+    fn last_before(&self, t: Time, inclusive: bool) -> u64 {
+        let t = if inclusive { t } else { t.saturating_sub(1) };
+        t / self.len
+    }
+}
+
+/// How the open period is closed.
+enum Close {
+    /// Compute it: something happened in it, or it is the first period
+    /// without events after one with.
+    Full,
+    /// It and the next `n - 1` periods repeat the quiet period closed last.
+    Repeat(u64),
 }
 
 /// Live accounting for one run.
+///
+/// Quiet stretches (no arrival, start or end for many ticks, e.g. one job of
+/// a day at 1 s ticks) cost O(1), not O(ticks): after the first period
+/// without events, the following ones up to the next event are identical,
+/// so the fairness windows among them are closed in one step and the
+/// observation log writes only the first and the last of them (the `tick`
+/// column shows the gap; documented in docs/metrics.md).
 pub struct Recorder {
     tally: Tally,
     logs: Option<Logs>,
     tick: Periods,
     window: Periods,
+    /// Calls that recorded something, for telling quiet periods.
+    events: u64,
     /// `min(tick end, window end)`, kept because the engine asks for it
     /// twice per event.
     next: Time,
@@ -68,8 +101,9 @@ impl Recorder {
         Ok(Recorder {
             tally: Tally::new(sc),
             logs: dir.map(|d| Logs::new(sc, d)).transpose()?,
-            tick: Periods { len: sc.tick, index: 1 },
-            window: Periods { len: sc.window, index: 1 },
+            tick: Periods::new(sc.tick),
+            window: Periods::new(sc.window),
+            events: 0,
             next: sc.tick.min(sc.window),
         })
     }
@@ -80,17 +114,38 @@ impl Recorder {
         self.next
     }
 
-    /// Closes whatever ends at [`Recorder::next_boundary`]: the fairness
-    /// window first, then the tick.
-    pub fn close_boundary(&mut self, sc: &Scenario, now: &Snapshot) -> Result<()> {
-        let end = self.next;
-        if self.window.end() == end {
-            self.close_window()?;
+    /// Closes the fairness windows and ticks that end before `t` (and at
+    /// `t` when `inclusive`). The two clocks are independent, so each is
+    /// closed in turn.
+    pub fn close_until(&mut self, sc: &Scenario, snap: &Snapshot, t: Time, inclusive: bool) -> Result<()> {
+        while self.window.end() < t || (inclusive && self.window.end() == t) {
+            match Self::how(&mut self.window, self.events, t, inclusive) {
+                Close::Full => self.close_window()?,
+                Close::Repeat(n) => self.repeat_window(n)?,
+            }
         }
-        if self.tick.end() == end {
-            self.close_tick(sc, now)?;
+        while self.tick.end() < t || (inclusive && self.tick.end() == t) {
+            if let Close::Repeat(n) = Self::how(&mut self.tick, self.events, t, inclusive) {
+                // the rows of the first n - 1 repeats are not written
+                self.tick.index += n - 1;
+            }
+            self.close_tick(sc, snap)?;
         }
+        self.next = self.tick.end().min(self.window.end());
         Ok(())
+    }
+
+    /// Whether the open period of `p` can be repeated, and how many times.
+    fn how(p: &mut Periods, events: u64, t: Time, inclusive: bool) -> Close {
+        let quiet = events == p.events_at_close;
+        let close = if quiet && p.quiet {
+            Close::Repeat(p.last_before(t, inclusive).saturating_sub(p.index) + 1)
+        } else {
+            Close::Full
+        };
+        p.quiet = quiet;
+        p.events_at_close = events;
+        close
     }
 
     /// After the last event at `now`: closes the tick and the fairness window
@@ -109,7 +164,19 @@ impl Recorder {
         let end = self.window.end();
         let w = self.tally.close_window(end, self.window.len);
         self.window.index += 1;
-        self.next = self.tick.end().min(self.window.end());
+        match self.logs.as_mut() {
+            Some(l) => l.on_window(end, &w),
+            None => Ok(()),
+        }
+    }
+
+    /// Closes `n` windows like the quiet one closed last; the log gets a row
+    /// for the last of them only.
+    fn repeat_window(&mut self, n: u64) -> Result<()> {
+        self.window.index += n - 1;
+        let end = self.window.end();
+        let w = self.tally.repeat_window(n, end);
+        self.window.index += 1;
         match self.logs.as_mut() {
             Some(l) => l.on_window(end, &w),
             None => Ok(()),
@@ -122,7 +189,6 @@ impl Recorder {
             l.close_tick(sc, snap, self.tally.classes(), self.tick.index, end)?;
         }
         self.tick.index += 1;
-        self.next = self.tick.end().min(self.window.end());
         Ok(())
     }
 
@@ -131,6 +197,7 @@ impl Recorder {
     /// `unfinished` included): with 100,000 tenants each touch of a tenant's
     /// figures is a cache miss.
     pub fn on_arrival(&mut self, job: &Job) {
+        self.events += 1;
         if let Some(l) = self.logs.as_mut() {
             l.on_arrival(job);
         }
@@ -143,6 +210,7 @@ impl Recorder {
 
     /// A job became claimable. `queued` is its tenant's queue length after.
     pub fn on_queued(&mut self, job: &Job, slot: Slot, queued: u64) {
+        self.events += 1;
         self.tally.on_queued(job);
         if let Some(l) = self.logs.as_mut() {
             l.on_queued(job, slot, queued);
@@ -151,6 +219,7 @@ impl Recorder {
 
     /// A job started an attempt at `now`. `queued` is its tenant's queue length after.
     pub fn on_start(&mut self, job: &Job, now: Time, queued: u64) {
+        self.events += 1;
         self.tally.on_start(job, now);
         if let Some(l) = self.logs.as_mut() {
             l.on_start(job, queued);
@@ -159,6 +228,7 @@ impl Recorder {
 
     /// Skips logged by the gate or the policy during a dispatch round.
     pub fn on_skips(&mut self, skips: &mut Vec<(TenantId, Skip)>) {
+        self.events += !skips.is_empty() as u64;
         match self.logs.as_mut() {
             Some(l) => skips.drain(..).for_each(|s| l.on_skip(s)),
             None => skips.clear(),
@@ -175,6 +245,7 @@ impl Recorder {
     /// at the first dispatch decision of the tick: they are passed over in
     /// it too, so the observation log lists them.
     pub fn on_still_parked(&mut self, parked: impl Iterator<Item = (TenantId, Skip)>) {
+        self.events += 1;
         if let Some(l) = self.logs.as_mut() {
             l.on_still_parked(parked);
         }
@@ -182,6 +253,7 @@ impl Recorder {
 
     /// An attempt finished (whatever comes next for the job).
     pub fn on_attempt_end(&mut self, job: &Job, now: Time) {
+        self.events += 1;
         self.tally.on_attempt_end(job, now);
         if let Some(l) = self.logs.as_mut() {
             l.on_attempt_end(job);
@@ -198,6 +270,7 @@ impl Recorder {
 
     /// A job's life ended.
     pub fn on_end(&mut self, sc: &Scenario, job: &Job, now: Time, outcome: Outcome) -> Result<()> {
+        self.events += 1;
         self.tally.on_end(sc, job, now, outcome);
         match self.logs.as_mut() {
             Some(l) => l.on_end(sc, job, now, outcome),

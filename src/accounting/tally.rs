@@ -3,30 +3,56 @@
 //! windows. Nothing here writes a file: the logs are [`super::logs`].
 
 use crate::core::{Job, JobState, Outcome, TenantLoad};
-use crate::model::Scenario;
+use crate::model::{Scenario, TenantId};
 use crate::time::Time;
 
 use super::fairness::{ServiceWindows, Window};
-use super::groups::{slowdown, GroupStats, SampleLog};
+use super::groups::{slowdown, GroupStats, SampleLog, TenantCounters};
 
 /// Everything measured in one run of one policy.
 #[derive(Debug, Clone, Default)]
 pub struct RunStats {
     pub all: GroupStats,
-    pub tenants: Vec<GroupStats>,
+    /// The tenants with jobs, in id order, with their figures.
+    pub tenants: Vec<(TenantId, GroupStats)>,
     pub classes: Vec<GroupStats>,
     /// Sum over attempts of service time (worker-microseconds of busy time).
     pub busy: u128,
     /// Time of the last event (finish of the last job).
     pub makespan: Time,
-    /// Jain's index of each fairness window with two or more backlogged
+    /// Jain's index over the fairness windows with two or more backlogged
     /// tenants, on service received (see [`super::fairness`]).
-    pub jain_windows: Vec<f64>,
+    pub jain: JainStats,
+}
+
+/// Jain's index over counted windows: enough for the mean and the worst,
+/// in constant memory however long the run.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct JainStats {
+    pub sum: f64,
+    pub count: u64,
+    pub min: Option<f64>,
+}
+
+impl JainStats {
+    /// Counts `n` windows with index `j`.
+    fn add(&mut self, j: f64, n: u64) {
+        self.sum += if n == 1 { j } else { j * n as f64 };
+        self.count += n;
+        self.min = Some(self.min.map_or(j, |m| m.min(j)));
+    }
+
+    /// The mean over counted windows, if any.
+    pub fn mean(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum / self.count as f64)
+    }
 }
 
 /// Live statistics of one run.
 pub struct Tally {
     stats: RunStats,
+    /// Per tenant, what it counts while the run goes (see [`TenantCounters`]).
+    tenants: Vec<TenantCounters>,
     /// Waits and slowdowns in the order they happen, grouped at `finish`.
     samples: SampleLog,
     /// Service received per tenant and per class in the current fairness window.
@@ -38,15 +64,12 @@ impl Tally {
     pub fn new(sc: &Scenario) -> Self {
         let pool = if sc.workers == u32::MAX { u64::MAX / 4 } else { sc.workers as u64 };
         Tally {
-            stats: RunStats {
-                tenants: vec![GroupStats::default(); sc.tenants.len()],
-                classes: vec![GroupStats::default(); sc.classes.len()],
-                ..Default::default()
-            },
+            stats: RunStats { classes: vec![GroupStats::default(); sc.classes.len()], ..Default::default() },
+            tenants: vec![TenantCounters::default(); sc.tenants.len()],
             samples: SampleLog::default(),
             fair_tenants: ServiceWindows::new(
-                sc.tenants.iter().map(|t| t.weight).collect(),
-                sc.tenants.iter().map(|t| t.cap.map_or(pool, |c| (c as u64).min(pool))).collect(),
+                sc.tenants.weights(),
+                sc.tenants.caps().into_iter().map(|c| (c as u64).min(pool)).collect(),
             ),
             fair_classes: ServiceWindows::new(
                 sc.classes.iter().map(|c| c.weight).collect(),
@@ -84,13 +107,11 @@ impl Tally {
     }
 
     fn raise_oldest_age(&mut self, job: &Job, age: Time) {
-        for g in [
-            &mut self.stats.all,
-            &mut self.stats.tenants[job.tenant as usize],
-            &mut self.stats.classes[job.class as usize],
-        ] {
+        for g in [&mut self.stats.all, &mut self.stats.classes[job.class as usize]] {
             g.oldest_age_max = g.oldest_age_max.max(age);
         }
+        let t = &mut self.tenants[job.tenant as usize];
+        t.oldest_age_max = t.oldest_age_max.max(age);
     }
 
     pub fn on_attempt_end(&mut self, job: &Job, now: Time) {
@@ -121,12 +142,12 @@ impl Tally {
         }
         // the engine counts each tenant's completions (`TenantLoad::completed`)
         if outcome != Outcome::Completed {
-            self.stats.tenants[job.tenant as usize].count_outcome(outcome);
+            self.tenants[job.tenant as usize].count_outcome(outcome);
         }
         if sla_miss || deadline_miss {
-            let g = &mut self.stats.tenants[job.tenant as usize];
-            g.sla_misses += sla_miss as u64;
-            g.deadline_misses += deadline_miss as u64;
+            let t = &mut self.tenants[job.tenant as usize];
+            t.sla_misses += sla_miss as u32;
+            t.deadline_misses += deadline_miss as u32;
         }
         if job.state == JobState::Queued && outcome == Outcome::Expired {
             // dropped from the queue without starting: no longer claimable demand
@@ -151,7 +172,18 @@ impl Tally {
         let w = self.fair_tenants.close(end, len);
         self.fair_classes.close(end, len);
         if let Some(j) = w.jain {
-            self.stats.jain_windows.push(j);
+            self.stats.jain.add(j, 1);
+        }
+        w
+    }
+
+    /// Closes `n` more windows, the last ending at `end`, each the same as
+    /// the window closed last (nothing happened since it opened).
+    pub fn repeat_window(&mut self, n: u64, end: Time) -> Window {
+        let w = self.fair_tenants.repeat(n, end);
+        self.fair_classes.repeat(n, end);
+        if let Some(j) = w.jain {
+            self.stats.jain.add(j, n);
         }
         w
     }
@@ -163,10 +195,6 @@ impl Tally {
         self.fair_classes.settle();
         let stats = &mut self.stats;
         let (received, entitled) = (self.fair_tenants.received_totals(), self.fair_tenants.entitled_totals());
-        for (g, (r, e)) in stats.tenants.iter_mut().zip(received.iter().zip(&entitled)) {
-            g.received = *r;
-            g.entitled = *e;
-        }
         let classes =
             self.fair_classes.received_totals().into_iter().zip(self.fair_classes.entitled_totals());
         for (g, (r, e)) in stats.classes.iter_mut().zip(classes) {
@@ -175,24 +203,37 @@ impl Tally {
         }
         stats.all.received = received.iter().sum();
         stats.all.entitled = entitled.iter().sum();
-        self.samples.finish(&mut stats.all, &mut stats.tenants, &mut stats.classes);
-        for (g, l) in stats.tenants.iter_mut().zip(loads) {
+        // the groups of the tenants with jobs (every arrival ends with an
+        // outcome, so a tenant with an arrival has jobs), and where each is
+        let mut index = vec![u32::MAX; self.tenants.len()];
+        let (mut ids, mut groups) = (Vec::new(), Vec::new());
+        for (t, (c, l)) in self.tenants.iter().zip(loads).enumerate() {
+            let mut g = c.group(l.completed);
+            if g.jobs == 0 {
+                continue;
+            }
             // Every attempt ran inside closed windows (the last window closes
             // after the last event), so the service a tenant received there is
             // the sum of its attempts' service: whole microseconds, summed
             // exactly. Read from there so no per-tenant array is touched per job.
+            (g.received, g.entitled) = (received[t], entitled[t]);
             g.service = g.received as Time;
-            g.completed += l.completed;
+            index[t] = groups.len() as u32;
+            ids.push(t as TenantId);
+            groups.push(g);
         }
+        drop((received, entitled));
+        self.samples.finish(&mut stats.all, (&mut groups, &index), &mut stats.classes);
         debug_assert_eq!(
-            stats.tenants.iter().map(|g| g.service).sum::<Time>(),
+            groups.iter().map(|g| g.service).sum::<Time>(),
             stats.all.service,
             "tenant service from the fairness windows differs from the attempts' service"
         );
-        for g in std::iter::once(&mut stats.all).chain(&mut stats.tenants).chain(&mut stats.classes) {
+        for g in std::iter::once(&mut stats.all).chain(&mut groups).chain(&mut stats.classes) {
             g.jobs = g.completed + g.failed + g.rejected + g.expired + g.unfinished;
             g.oldest_age_max = g.oldest_age_max.max(g.wait_max().unwrap_or(0));
         }
+        stats.tenants = ids.into_iter().zip(groups).collect();
         self.stats
     }
 }

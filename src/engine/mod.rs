@@ -26,12 +26,12 @@ pub use audit::Audit;
 use crate::accounting::{Recorder, RunStats, Snapshot};
 use crate::admission::{AcceptAll, Admission, Decision};
 use crate::core::{Arrival, Gate, Job, JobState, JobTable, Outcome, Skip, Slot, TenantLoad};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::{Res, Scenario, Spare, TenantId, MAX_RESOURCES};
 use crate::policy::Policy;
 use crate::prefetch::{prefetch, prefetch_item};
 use crate::quad_heap::QuadHeap;
-use crate::time::Time;
+use crate::time::{Time, HORIZON, HORIZON_TEXT};
 use crate::workload::stream::Source;
 
 /// Arrivals read ahead of the clock (see [`Engine::read_ahead`]): enough for
@@ -111,11 +111,8 @@ impl<'s> Engine<'s> {
         spare: Spare,
         log_dir: Option<&Path>,
     ) -> Result<Self> {
-        let loads = sc
-            .tenants
-            .iter()
-            .map(|t| TenantLoad { cap: t.cap.unwrap_or(u32::MAX), ..Default::default() })
-            .collect();
+        let loads =
+            sc.tenants.caps().into_iter().map(|cap| TenantLoad { cap, ..Default::default() }).collect();
         Ok(Engine {
             sc,
             admission: Box::new(AcceptAll),
@@ -165,9 +162,9 @@ impl<'s> Engine<'s> {
     /// also at `t`).
     #[inline]
     fn close_boundaries(&mut self, t: Time, inclusive: bool) -> Result<()> {
-        while self.rec.next_boundary() < t || (inclusive && self.rec.next_boundary() == t) {
+        if self.rec.next_boundary() < t || (inclusive && self.rec.next_boundary() == t) {
             let snap = Snapshot { loads: &self.loads, jobs: &self.jobs, free_workers: self.free_workers };
-            self.rec.close_boundary(self.sc, &snap)?;
+            self.rec.close_until(self.sc, &snap, t, inclusive)?;
         }
         Ok(())
     }
@@ -318,7 +315,7 @@ impl<'s> Engine<'s> {
             self.end_expired()?;
             match pick {
                 Some(slot) => {
-                    self.start(slot);
+                    self.start(slot)?;
                     if let Some((slot, tenant)) = self.policy.next_hint() {
                         if let Some(job) = self.jobs.try_get(slot) {
                             prefetch(job);
@@ -434,7 +431,7 @@ impl<'s> Engine<'s> {
         }
     }
 
-    fn start(&mut self, slot: Slot) {
+    fn start(&mut self, slot: Slot) -> Result<()> {
         let now = self.now;
         let job = self.jobs.get_mut(slot);
         job.state = JobState::Running;
@@ -454,7 +451,19 @@ impl<'s> Engine<'s> {
         for (free, c) in self.free_res.iter_mut().zip(cost) {
             *free -= c;
         }
-        self.running.push(Attempt::new(now.saturating_add(service), seq, slot));
+        let finish = now + service; // both at most HORIZON = 2^53: no overflow
+        if finish > HORIZON {
+            return Err(Error::input(
+                &self.sc.source,
+                0,
+                0,
+                format!(
+                    "job {seq} would finish at {} s, past {HORIZON_TEXT}; the workload's times or service times are too long",
+                    crate::time::fmt_secs(finish)
+                ),
+            ));
+        }
+        self.running.push(Attempt::new(finish, seq, slot));
         if let Some(a) = self.audit.as_mut() {
             let l = &self.loads[t];
             if l.queued == 0 || l.running >= l.cap {
@@ -462,6 +471,7 @@ impl<'s> Engine<'s> {
             }
         }
         self.rec.on_start(self.jobs.get(slot), now, self.loads[t].queued);
+        Ok(())
     }
 
     fn finish_attempt(&mut self, slot: Slot) -> Result<()> {

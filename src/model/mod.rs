@@ -6,10 +6,12 @@
 //! entries, [`policy`] the policy entries with their typed parameters.
 
 pub mod policy;
+pub mod tenants;
 pub mod trace;
 pub mod workload;
 
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
+pub use tenants::{GeneratedSet, TenantSpec, Tenants, MAX_TENANTS};
 pub use trace::{CsvColumns, TimeFormat, TraceFormat, TraceScan, TraceSpec};
 pub use workload::{ArrivalSpec, EntrySpec, FailureSpec, ServiceSpec};
 
@@ -49,7 +51,7 @@ pub struct Scenario {
     pub window: Time,
     /// Tenants in declaration order; tenants referenced only by the workload are
     /// appended in order of first reference (weight 1, no cap).
-    pub tenants: Vec<TenantSpec>,
+    pub tenants: Tenants,
     /// Classes; index 0 is `default` (priority 5, weight 1) unless the scenario
     /// declares `default` itself.
     pub classes: Vec<ClassSpec>,
@@ -61,16 +63,6 @@ pub struct Scenario {
     pub traces: Vec<TraceSpec>,
     /// Policies in file order (labels unique).
     pub policies: Vec<PolicySpec>,
-}
-
-/// One tenant.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TenantSpec {
-    pub name: String,
-    /// Relative share for weighted policies (> 0).
-    pub weight: f64,
-    /// Maximum jobs running at once, enforced by the engine at claim time.
-    pub cap: Option<u32>,
 }
 
 /// One job class.

@@ -63,7 +63,7 @@ pub fn build(_spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, Param
     Ok(Box::new(Drf {
         queues: vec![VecDeque::new(); n],
         parked: vec![false; n],
-        weight: sc.tenants.iter().map(|t| t.weight).collect(),
+        weight: sc.tenants.weights(),
         capacity: sc.resources.iter().map(|(_, c)| *c as f64).collect(),
         workers: (sc.workers != u32::MAX).then_some(sc.workers as f64),
         held: vec![[0; MAX_RESOURCES]; n],

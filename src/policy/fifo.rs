@@ -18,8 +18,8 @@ use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
 use crate::model::{PolicySpec, Scenario, TenantId};
 use crate::quad_heap::QuadHeap;
+use crate::sparse_queues::SparseQueues;
 use crate::time::Time;
-use std::collections::VecDeque;
 
 /// One bit per tenant: set while the tenant is parked. A bit set rather than
 /// a flag beside the set-aside queue, because every dispatch reads it for
@@ -48,7 +48,7 @@ pub struct Fifo {
     order: RunQueue<(Time, u64, TenantId, Slot)>,
     parked: Bits,
     /// Jobs of each tenant set aside while it was parked, oldest first.
-    aside: Vec<VecDeque<(Time, u64, Slot)>>,
+    aside: SparseQueues<(Time, u64, Slot)>,
     /// (first set-aside job's key, tenant) of unparked tenants with jobs set
     /// aside; entries whose tenant was parked or served since are stale.
     sides: QuadHeap<(Time, u64, TenantId)>,
@@ -65,7 +65,7 @@ pub fn build(_spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, Param
     Ok(Box::new(Fifo {
         order: RunQueue::new(),
         parked: Bits::new(sc.tenants.len()),
-        aside: (0..sc.tenants.len()).map(|_| VecDeque::new()).collect(),
+        aside: SparseQueues::new(sc.tenants.len()),
         sides: QuadHeap::new(),
     }))
 }
@@ -75,7 +75,7 @@ impl Fifo {
     fn side_top(&mut self) -> Option<(Time, u64, TenantId)> {
         while let Some(&(k, s, t)) = self.sides.peek() {
             if !self.parked.get(t)
-                && self.aside[t as usize].front().is_some_and(|&(k2, s2, _)| (k2, s2) == (k, s))
+                && self.aside.front(t as usize).is_some_and(|&(k2, s2, _)| (k2, s2) == (k, s))
             {
                 return Some((k, s, t));
             }
@@ -105,7 +105,7 @@ impl Policy for Fifo {
             if from_side {
                 let (_, _, t) = side.expect("checked above");
                 self.sides.pop();
-                let a = &mut self.aside[t as usize];
+                let a = self.aside.get_mut(t as usize);
                 let &(_, _, slot) = a.front().expect("a live entry has a job");
                 if !gate.admit(jobs.get(slot)) {
                     self.parked.set(t, true);
@@ -122,13 +122,13 @@ impl Policy for Fifo {
             // older job than this one, which would have come first; so this
             // tenant has none aside unless it is parked, and order is kept.
             if self.parked.get(t) {
-                self.aside[t as usize].push_back((k, s, slot));
+                self.aside.push_back(t as usize, (k, s, slot));
                 continue;
             }
             if gate.admit(jobs.get(slot)) {
                 return Some(slot);
             }
-            let a = &mut self.aside[t as usize];
+            let a = self.aside.get_mut(t as usize);
             debug_assert!(a.is_empty(), "an unparked tenant had jobs aside behind the front");
             self.parked.set(t, true);
             a.push_back((k, s, slot));
@@ -142,7 +142,7 @@ impl Policy for Fifo {
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
         if self.parked.get(tenant) {
             self.parked.set(tenant, false);
-            if let Some(&(k, s, _)) = self.aside[tenant as usize].front() {
+            if let Some(&(k, s, _)) = self.aside.front(tenant as usize) {
                 self.sides.push((k, s, tenant));
             }
         }

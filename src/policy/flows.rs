@@ -93,7 +93,7 @@ pub fn parse_cost(p: &Params) -> Result<Cost, ParamError> {
 /// Number of flows and the weight of each.
 pub fn weights(sc: &Scenario, over: Over) -> Vec<f64> {
     match over {
-        Over::Tenant => sc.tenants.iter().map(|t| t.weight).collect(),
+        Over::Tenant => sc.tenants.weights(),
         Over::Class => sc.classes.iter().map(|c| c.weight).collect(),
     }
 }

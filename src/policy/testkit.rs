@@ -43,8 +43,9 @@ impl<'s, P: Policy + ?Sized> Kit<'s, P> {
             jobs: JobTable::default(),
             loads: sc
                 .tenants
-                .iter()
-                .map(|t| TenantLoad { cap: t.cap.unwrap_or(u32::MAX), ..Default::default() })
+                .caps()
+                .into_iter()
+                .map(|cap| TenantLoad { cap, ..Default::default() })
                 .collect(),
             free,
             free_workers: sc.workers,
@@ -94,7 +95,7 @@ impl<'s, P: Policy + ?Sized> Kit<'s, P> {
             self.policy.pick(&self.jobs, &mut gate, self.now)
         };
         for (t, r) in skips {
-            self.skips.push(format!("{}:{}", self.sc.tenants[t as usize].name, r.as_str()));
+            self.skips.push(format!("{}:{}", self.sc.tenants.name(t), r.as_str()));
         }
         let slot = pick?;
         let job = self.jobs.get_mut(slot);
@@ -114,7 +115,7 @@ impl<'s, P: Policy + ?Sized> Kit<'s, P> {
         let mut s = String::new();
         for _ in 0..n {
             let Some(slot) = self.pick() else { break };
-            s.push_str(&self.sc.tenants[self.jobs.get(slot).tenant as usize].name);
+            s.push_str(&self.sc.tenants.name(self.jobs.get(slot).tenant));
         }
         s
     }

@@ -10,7 +10,7 @@ mod units;
 use serde::Serialize;
 
 use crate::accounting::{nearest_rank, GroupStats, RunStats};
-use crate::model::{PolicySpec, Scenario};
+use crate::model::{PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
 pub use units::{MeanSecs, Ratio, Secs};
@@ -108,17 +108,18 @@ fn pool_time(sc: &Scenario, s: &RunStats) -> Option<f64> {
 }
 
 /// Median over groups of their p99 wait (nearest-rank rank ceil(n/2)).
-pub fn median_p99(groups: &[GroupStats]) -> Option<Time> {
-    let mut p99s: Vec<Time> = groups.iter().filter_map(|g| g.wait_pct(99.0)).collect();
+pub fn median_p99<'a>(groups: impl Iterator<Item = &'a GroupStats>) -> Option<Time> {
+    let mut p99s: Vec<Time> = groups.filter_map(|g| g.wait_pct(99.0)).collect();
     p99s.sort_unstable();
     nearest_rank(&p99s, 50.0)
 }
 
 /// The group with the highest p99 wait (the first on ties) and that wait.
-fn worst(groups: &[GroupStats], names: impl Fn(usize) -> String) -> Option<(String, Time)> {
+fn worst<'a>(
+    groups: impl Iterator<Item = (usize, &'a GroupStats)>,
+    names: impl Fn(usize) -> String,
+) -> Option<(String, Time)> {
     groups
-        .iter()
-        .enumerate()
         .filter_map(|(i, g)| g.wait_pct(99.0).map(|p| (i, p)))
         .max_by_key(|&(i, p)| (p, std::cmp::Reverse(i)))
         .map(|(i, p)| (names(i), p))
@@ -127,10 +128,10 @@ fn worst(groups: &[GroupStats], names: impl Fn(usize) -> String) -> Option<(Stri
 impl Comparison {
     pub fn new(spec: &PolicySpec, sc: &Scenario, s: &RunStats) -> Self {
         let util = pool_time(sc, s).map_or(0.0, |pool| s.busy as f64 / pool);
-        let jain_mean = (!s.jain_windows.is_empty())
-            .then(|| s.jain_windows.iter().sum::<f64>() / s.jain_windows.len() as f64);
-        let worst_tenant = worst(&s.tenants, |i| sc.tenants[i].name.clone());
-        let worst_class = worst(&s.classes, |i| sc.classes[i].name.clone());
+        let jain_mean = s.jain.mean();
+        let tenants = s.tenants.iter().map(|(t, g)| (*t as usize, g));
+        let worst_tenant = worst(tenants, |i| sc.tenants.name(i as TenantId).into_owned());
+        let worst_class = worst(s.classes.iter().enumerate(), |i| sc.classes[i].name.clone());
         Comparison {
             policy: spec.label.clone(),
             jobs: s.all.jobs,
@@ -146,8 +147,8 @@ impl Comparison {
             kind: spec.kind.clone(),
             worst_tenant: worst_tenant.map(|w| w.0),
             worst_class: worst_class.map(|w| w.0),
-            jain_min: s.jain_windows.iter().copied().reduce(f64::min).map(Ratio),
-            tenant_p99_median: median_p99(&s.tenants).map(Secs),
+            jain_min: s.jain.min.map(Ratio),
+            tenant_p99_median: median_p99(s.tenants.iter().map(|(_, g)| g)).map(Secs),
             slowdown_mean: s.all.slowdown_mean().map(Ratio),
             slowdown_p99: s.all.slowdown_pct(99.0).map(Ratio),
             sla_misses: s.all.sla_misses,
@@ -163,8 +164,7 @@ fn group_rows(sc: &Scenario, s: &RunStats) -> Vec<GroupRow> {
     let mut rows = vec![row(Scope::All, "all", &s.all)];
     let classes = sc.classes.iter().zip(&s.classes).filter(|(_, g)| g.jobs > 0);
     rows.extend(classes.map(|(c, g)| row(Scope::Class, &c.name, g)));
-    let tenants = sc.tenants.iter().zip(&s.tenants).filter(|(_, g)| g.jobs > 0);
-    rows.extend(tenants.map(|(t, g)| row(Scope::Tenant, &t.name, g)));
+    rows.extend(s.tenants.iter().map(|(t, g)| row(Scope::Tenant, &sc.tenants.name(*t), g)));
     rows
 }
 

@@ -58,11 +58,20 @@ fn full_example_parses() {
     assert_eq!(s.tick, 500_000);
     assert_eq!(s.source, Path::new("dir/my-scenario.yaml"));
     assert!(s.resources.is_empty());
-    let names: Vec<_> = s.tenants.iter().map(|t| t.name.as_str()).collect();
+    let names: Vec<_> = s.tenants.names().collect();
     assert_eq!(names, ["A", "B", "C"]);
-    assert_eq!(s.tenants[0], TenantSpec { name: "A".into(), weight: 1.0, cap: Some(1) });
-    assert_eq!(s.tenants[1], TenantSpec { name: "B".into(), weight: 1.0, cap: None });
-    assert_eq!(s.tenants[2], TenantSpec { name: "C".into(), weight: 1.0, cap: None });
+    assert_eq!(
+        s.tenants.named(0).cloned().expect("named"),
+        TenantSpec { name: "A".into(), weight: 1.0, cap: Some(1) }
+    );
+    assert_eq!(
+        s.tenants.named(1).cloned().expect("named"),
+        TenantSpec { name: "B".into(), weight: 1.0, cap: None }
+    );
+    assert_eq!(
+        s.tenants.named(2).cloned().expect("named"),
+        TenantSpec { name: "C".into(), weight: 1.0, cap: None }
+    );
 
     let classes: Vec<_> = s.classes.iter().map(|c| (c.name.as_str(), c.priority, c.weight, c.sla)).collect();
     assert_eq!(
@@ -146,8 +155,13 @@ fn auto_declares_referenced_tenants_in_order() {
         - {tenant: B, count: 1, service: 1s}\n  \
         - {tenant: Y, count: 1, service: 1s}\n  \
         - {tenant: Z, count: 1, service: 1s}\n");
-    let names: Vec<_> = s.tenants.iter().map(|t| (t.name.as_str(), t.weight, t.cap)).collect();
-    assert_eq!(names, [("B", 2.0, None), ("Z", 1.0, None), ("Y", 1.0, None)]);
+    let names: Vec<_> = (0..s.tenants.len() as u32)
+        .map(|t| (s.tenants.name(t).into_owned(), s.tenants.weight(t), s.tenants.cap(t)))
+        .collect();
+    assert_eq!(
+        names,
+        [("B".to_string(), 2.0, None), ("Z".to_string(), 1.0, None), ("Y".to_string(), 1.0, None)]
+    );
     let ids: Vec<_> = s.workload.iter().map(|e| e.tenant).collect();
     assert_eq!(ids, [1, 0, 2, 1]);
 }
@@ -158,10 +172,10 @@ fn spread_generates_padded_tenants() {
         - {tenants: {count: 10000, prefix: t}, arrivals: {poisson: 14.4/s, count: 1000000}, service: {exponential: 1s}}\n  \
         - {tenant: B, count: 1, service: 1s}\n");
     assert_eq!(s.tenants.len(), 10_002);
-    assert_eq!(s.tenants[0].name, "A");
-    assert_eq!(s.tenants[1].name, "t0000");
-    assert_eq!(s.tenants[10_000].name, "t9999");
-    assert_eq!(s.tenants[10_001].name, "B");
+    assert_eq!(s.tenants.name(0), "A");
+    assert_eq!(s.tenants.name(1), "t0000");
+    assert_eq!(s.tenants.name(10_000), "t9999");
+    assert_eq!(s.tenants.name(10_001), "B");
     assert_eq!((s.workload[0].tenant, s.workload[0].spread), (1, 10_000));
     assert_eq!(s.workload[1].tenant, 10_001);
     assert_eq!(
@@ -169,7 +183,7 @@ fn spread_generates_padded_tenants() {
         ArrivalSpec::Poisson { rate: 14.4, start: 0, stop: None, count: Some(1_000_000) }
     );
     let one = ok("workers: 1\nworkload:\n  - {tenants: {count: 1, prefix: u}, count: 3, service: 1s}\n");
-    assert_eq!(one.tenants[0].name, "u0");
+    assert_eq!(one.tenants.name(0), "u0");
 }
 
 #[test]

@@ -6,7 +6,10 @@ use rand_pcg::Pcg64;
 
 use crate::core::Arrival;
 use crate::model::{ArrivalSpec, EntrySpec, ServiceSpec};
-use crate::time::{from_secs_f64, Time, SECOND};
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::time::{from_secs_f64, Time, HORIZON, HORIZON_TEXT, SECOND};
 
 use super::rng::{stream, Purpose};
 
@@ -35,6 +38,7 @@ impl Service {
         }
     }
 
+    /// One draw, in microseconds; past [`HORIZON`] for a draw beyond it.
     fn sample(&self, rng: &mut Pcg64) -> Time {
         match self {
             Service::Constant(t) => *t,
@@ -56,11 +60,15 @@ pub struct EntryGenerator {
     next_time: Time,
     emitted: u64,
     done: bool,
+    /// Why the entry stopped early: a draw past the horizon.
+    error: Option<String>,
+    /// The scenario file, for that error.
+    source: PathBuf,
 }
 
 impl EntryGenerator {
     /// The generator of entry number `index` under `seed`.
-    pub fn new(spec: &EntrySpec, seed: u64, index: usize) -> Self {
+    pub fn new(spec: &EntrySpec, seed: u64, index: usize, source: &Path) -> Self {
         let mut rng = stream(seed, index as u64, Purpose::Workload);
         let service = Service::new(&spec.service);
         let (gap, next_time) = match spec.arrivals {
@@ -72,7 +80,17 @@ impl EntryGenerator {
                 (Some(d), first)
             }
         };
-        EntryGenerator { spec: spec.clone(), rng, service, gap, next_time, emitted: 0, done: false }
+        EntryGenerator {
+            spec: spec.clone(),
+            rng,
+            service,
+            gap,
+            next_time,
+            emitted: 0,
+            done: false,
+            error: None,
+            source: source.to_path_buf(),
+        }
     }
 
     fn limit_reached(&self) -> bool {
@@ -83,6 +101,21 @@ impl EntryGenerator {
             }
         };
         count.is_some_and(|c| self.emitted >= c) || stop.is_some_and(|s| self.next_time >= s)
+    }
+
+    /// Stops the entry with an error naming what went past the horizon.
+    fn past_horizon(&mut self, what: &str, t: Time) -> Option<Arrival> {
+        self.done = true;
+        self.error = Some(format!(
+            "this workload entry drew {what} of {} s, past {HORIZON_TEXT}; lower its rate gaps or service times",
+            crate::time::fmt_secs(t)
+        ));
+        None
+    }
+
+    /// The error that stopped the entry early, if any.
+    pub fn take_error(&mut self) -> Option<Error> {
+        self.error.take().map(|m| Error::input(&self.source, self.spec.line, 0, m))
     }
 }
 
@@ -95,6 +128,9 @@ impl Iterator for EntryGenerator {
             return None;
         }
         let time = self.next_time;
+        if time > HORIZON {
+            return self.past_horizon("an arrival time", time);
+        }
         // Draw order within an entry is fixed: tenant, service, failures, next gap.
         let tenant = if self.spec.spread > 1 {
             self.spec.tenant + self.rng.random_range(0..self.spec.spread)
@@ -102,6 +138,9 @@ impl Iterator for EntryGenerator {
             self.spec.tenant
         };
         let service = self.service.sample(&mut self.rng);
+        if service > HORIZON {
+            return self.past_horizon("a service time", service);
+        }
         let (failures, max_attempts) = match self.spec.failure {
             Some(f) => {
                 let mut n = 0;

@@ -33,7 +33,7 @@ impl ArrivalStream {
             .workload
             .iter()
             .enumerate()
-            .map(|(i, e)| EntryGenerator::new(e, scenario.seed, i))
+            .map(|(i, e)| EntryGenerator::new(e, scenario.seed, i, &scenario.source))
             .collect();
         let mut error = None;
         let mut traces = Vec::new();
@@ -70,10 +70,14 @@ impl ArrivalStream {
         }
     }
 
-    /// The error that cut a trace short (it could not be re-opened or read
-    /// again); the run that used this stream must be discarded.
+    /// The error that cut an entry short (a draw past the horizon) or a
+    /// trace (it could not be re-opened or read again); the run that used
+    /// this stream must be discarded.
     pub fn take_error(&mut self) -> Option<Error> {
-        self.error.take().or_else(|| self.traces.iter_mut().find_map(|t| t.take_error()))
+        self.error
+            .take()
+            .or_else(|| self.gens.iter_mut().find_map(|g| g.take_error()))
+            .or_else(|| self.traces.iter_mut().find_map(|t| t.take_error()))
     }
 }
 

@@ -160,8 +160,13 @@ pub struct ServiceWindows {
     level_sum: f64,
     /// Rounds of [`ServiceWindows::close`] before it falls back to the sorted walk.
     max_rounds: usize,
-    /// Scratch space of [`ServiceWindows::close`], kept to avoid allocating per window.
+    /// Scratch space of [`ServiceWindows::close`], kept to avoid allocating
+    /// per window; after a close it still holds that window's figures, which
+    /// [`ServiceWindows::repeat`] reuses.
     scratch: Scratch,
+    /// The last closed window: its water level and figures.
+    last_lambda: f64,
+    last: Option<Window>,
 }
 
 /// Per-member figures of the window being closed, indexed like `members`.
@@ -458,7 +463,38 @@ impl ServiceWindows {
         let jain = self.entitle(&mut sc, lambda, backlogged);
         self.roll_members(&mut sc, end, len);
         self.scratch = sc;
-        Window { jain, backlogged }
+        self.last_lambda = lambda;
+        let w = Window { jain, backlogged };
+        self.last = Some(w);
+        w
+    }
+
+    /// Closes `n` more windows, the last ending at `end`, each a copy of the
+    /// window closed last: valid when nothing happened since that window
+    /// opened (it was itself a window without events, so every member still
+    /// runs what it ran and the idle set is unchanged), which makes every
+    /// such window the same. O(members) for any `n`, where closing them one
+    /// by one would cost `n` closes.
+    pub fn repeat(&mut self, n: u64, end: Time) -> Window {
+        let sc = &self.scratch;
+        debug_assert_eq!(sc.received.len(), self.members.len(), "repeat after a window with events");
+        let k = n as f64;
+        for (i, &m) in self.members.iter().enumerate() {
+            let c = &mut self.claimants[m as usize];
+            c.received_total += sc.received[i] * k;
+            c.entitled_total += sc.ent[i] * k;
+            // running attempts count in the next window from `end` on
+            c.credit = 0u64.wrapping_sub((c.running as u64).wrapping_mul(end));
+        }
+        // ranked idle claimants accrue lambda x weight per window through
+        // level_sum; capped ones their demand, settled up to the new level
+        self.level_sum += self.last_lambda * k;
+        for &(m, d) in &sc.capped_idle {
+            let c = &mut self.claimants[m];
+            c.entitled_total += d * k;
+            c.settled_at = self.level_sum;
+        }
+        self.last.unwrap_or(Window { jain: None, backlogged: 0 })
     }
 
     /// Fills the scratch with each member's received service and demand in

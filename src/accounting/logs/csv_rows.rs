@@ -7,6 +7,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::model::{TenantId, Tenants};
 #[cfg(test)]
 use crate::time::fmt_secs;
 use crate::time::Time;
@@ -19,12 +20,19 @@ pub(crate) struct Csv {
     w: BufWriter<File>,
     row: Vec<u8>,
     fields: u32,
+    /// Scratch for a tenant's name.
+    name: String,
 }
 
 pub(crate) fn open_csv(dir: &Path, name: &str, header: &[&str]) -> Result<Csv> {
     let path = dir.join(name);
     let file = File::create(&path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
-    let mut w = Csv { w: BufWriter::with_capacity(1 << 16, file), row: Vec::with_capacity(256), fields: 0 };
+    let mut w = Csv {
+        w: BufWriter::with_capacity(1 << 16, file),
+        row: Vec::with_capacity(256),
+        fields: 0,
+        name: String::new(),
+    };
     for h in header {
         w.text(h);
     }
@@ -63,6 +71,15 @@ impl Csv {
         } else {
             self.row.extend_from_slice(b);
         }
+    }
+
+    /// A tenant's name (generated names are written without allocating).
+    pub(crate) fn tenant(&mut self, tenants: &Tenants, id: TenantId) {
+        let mut name = std::mem::take(&mut self.name);
+        name.clear();
+        tenants.write_name(id, &mut name);
+        self.text(&name);
+        self.name = name;
     }
 
     pub(crate) fn empty(&mut self) {

@@ -101,7 +101,7 @@ impl Logs {
         self.series.touch(job.tenant);
         let w = &mut self.jobs;
         w.int(job.seq);
-        w.text(&sc.tenants[job.tenant as usize].name);
+        w.tenant(&sc.tenants, job.tenant);
         w.text(&sc.classes[job.class as usize].name);
         w.secs(job.arrival);
         match job.first_start {

@@ -14,6 +14,7 @@ use crate::time::Time;
 
 use super::csv_rows::{open_csv, Csv};
 use crate::accounting::groups::GroupStats;
+use crate::sparse_queues::SparseQueues;
 
 /// Queued jobs of one group in claimable order: (job id, slot, claimable
 /// since). Entries of jobs that started or were re-queued since are dropped
@@ -28,7 +29,7 @@ pub struct Series {
     /// Tenants with work in the current tick, in first-touch order.
     touched: Vec<TenantId>,
     is_touched: Vec<bool>,
-    oldest: Vec<ClaimQueue>,
+    oldest: SparseQueues<(u64, Slot, Time)>,
     class_queued: Vec<u64>,
     class_running: Vec<u32>,
     class_seen: Vec<bool>,
@@ -49,7 +50,7 @@ impl Series {
             tenants: open_csv(dir, "tenants.csv", &header("tenant"))?,
             touched: Vec::new(),
             is_touched: vec![false; n],
-            oldest: vec![VecDeque::new(); n],
+            oldest: SparseQueues::new(n),
             class_queued: vec![0; c],
             class_running: vec![0; c],
             class_seen: vec![false; c],
@@ -71,7 +72,7 @@ impl Series {
 
     pub fn on_queued(&mut self, job: &Job, slot: Slot) {
         self.class_queued[job.class as usize] += 1;
-        self.oldest[job.tenant as usize].push_back((job.seq, slot, job.ready));
+        self.oldest.push_back(job.tenant as usize, (job.seq, slot, job.ready));
         self.class_oldest[job.class as usize].push_back((job.seq, slot, job.ready));
         self.touch(job.tenant);
     }
@@ -120,11 +121,11 @@ impl Series {
         }
         self.touched.sort_unstable();
         for &t in &self.touched {
-            let age = oldest_claimable(&mut self.oldest[t as usize], jobs, end);
+            let age = oldest_claimable(self.oldest.get_mut(t as usize), jobs, end);
             let l = &loads[t as usize];
             let w = &mut self.tenants;
             w.secs(end);
-            w.text(&sc.tenants[t as usize].name);
+            w.tenant(&sc.tenants, t);
             w.int(l.queued);
             w.int(l.running as u64);
             w.int(l.completed);

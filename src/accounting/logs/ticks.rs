@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::core::{Skip, TenantLoad};
 use crate::error::Result;
-use crate::model::{Scenario, TenantId};
+use crate::model::{Scenario, TenantId, Tenants};
 use crate::time::Time;
 
 use super::csv_rows::{open_csv, push_u64, Csv};
@@ -30,6 +30,7 @@ pub struct TickLog {
     waiting: DenseSet,
     /// Scratch buffers for the list cells.
     cell: Vec<u8>,
+    name: String,
     waiting_sorted: Vec<TenantId>,
 }
 
@@ -49,6 +50,7 @@ impl TickLog {
             seen: BTreeSet::new(),
             waiting: DenseSet::new(sc.tenants.len()),
             cell: Vec::new(),
+            name: String::new(),
             waiting_sorted: Vec::new(),
         })
     }
@@ -87,7 +89,8 @@ impl TickLog {
         end: Time,
         free_now: u32,
     ) -> Result<()> {
-        let name = |t: TenantId| sc.tenants[t as usize].name.as_bytes();
+        let tenants = &sc.tenants;
+        let scratch = &mut self.name;
         let (w, cell) = (&mut self.csv, &mut self.cell);
         w.int(index);
         w.secs(end);
@@ -98,7 +101,7 @@ impl TickLog {
         cell.clear();
         for &t in &self.waiting_sorted {
             list_sep(cell);
-            cell.extend_from_slice(name(t));
+            push_name(cell, scratch, tenants, t);
             cell.push(b':');
             push_u64(cell, loads[t as usize].queued);
         }
@@ -106,13 +109,13 @@ impl TickLog {
         cell.clear();
         for &t in &self.chosen {
             list_sep(cell);
-            cell.extend_from_slice(name(t));
+            push_name(cell, scratch, tenants, t);
         }
         w.bytes(cell);
         cell.clear();
         for &(t, r) in &self.skipped {
             list_sep(cell);
-            cell.extend_from_slice(name(t));
+            push_name(cell, scratch, tenants, t);
             cell.push(b':');
             cell.extend_from_slice(r.as_str().as_bytes());
         }
@@ -120,7 +123,7 @@ impl TickLog {
         cell.clear();
         for &t in &self.seen {
             list_sep(cell);
-            cell.extend_from_slice(name(t));
+            push_name(cell, scratch, tenants, t);
             cell.push(b':');
             push_u64(cell, loads[t as usize].completed);
         }
@@ -167,6 +170,13 @@ impl DenseSet {
             self.pos[t as usize] = u32::MAX;
         }
     }
+}
+
+/// Appends a tenant's name to a cell, through a reused scratch string.
+fn push_name(cell: &mut Vec<u8>, scratch: &mut String, tenants: &Tenants, t: TenantId) {
+    scratch.clear();
+    tenants.write_name(t, scratch);
+    cell.extend_from_slice(scratch.as_bytes());
 }
 
 /// Space between the items of a list cell.

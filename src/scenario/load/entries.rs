@@ -7,7 +7,7 @@ use super::{pos, Builder};
 use crate::error::Result;
 use crate::model::*;
 use crate::scenario::raw::*;
-use crate::time::{parse_duration, parse_rate, to_secs_f64, Time};
+use crate::time::{parse_duration, parse_rate, to_secs_f64, Time, HORIZON, HORIZON_TEXT};
 
 /// z-score of the 99th percentile of the standard normal distribution.
 const Z_P99: f64 = 2.326_347_874_040_840_8;
@@ -292,6 +292,14 @@ impl Builder<'_> {
                 }
                 if !(sigma.value.is_finite() && sigma.value >= 0.0) {
                     return Err(self.err_at(sigma, "lognormal `sigma` must be zero or positive (log-seconds)"));
+                }
+                // a p99 past the horizon makes draws past it likely, not rare
+                let p99 = (mu.value + Z_P99 * sigma.value).exp();
+                if p99.is_nan() || p99 > to_secs_f64(HORIZON) {
+                    return Err(self.err_at(
+                        mu,
+                        format!("this lognormal's p99, e^(mu + 2.33 sigma) = {p99:.3e} s, is past {HORIZON_TEXT}; lower mu or sigma"),
+                    ));
                 }
                 Ok(ServiceSpec::LogNormal { mu: mu.value, sigma: sigma.value })
             }

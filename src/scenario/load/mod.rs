@@ -8,7 +8,6 @@ mod policies;
 mod tenants;
 mod traces;
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
@@ -22,6 +21,12 @@ pub use policies::{policy_error, RESERVED_LABELS};
 
 /// Largest number of tenants a `tenants: {count: N}` spread may generate.
 pub const MAX_SPREAD: u32 = 10_000_000;
+
+/// Bounds of a tenant's or class's weight: a ratio of at most 10^6 keeps
+/// the fixed-point and floating sums of the fairness windows well inside
+/// their precision.
+pub const MIN_WEIGHT: f64 = 0.001;
+pub const MAX_WEIGHT: f64 = 1000.0;
 
 /// Reads and validates a scenario file.
 ///
@@ -140,20 +145,13 @@ fn pos<T>(s: &Spanned<T>) -> (usize, usize) {
 struct Builder<'a> {
     path: &'a Path,
     resources: Vec<(String, u64)>,
-    tenants: Vec<TenantSpec>,
-    tenant_ids: HashMap<String, TenantId>,
+    tenants: Tenants,
     classes: Vec<ClassSpec>,
 }
 
 impl<'a> Builder<'a> {
     fn new(path: &'a Path) -> Self {
-        Builder {
-            path,
-            resources: Vec::new(),
-            tenants: Vec::new(),
-            tenant_ids: HashMap::new(),
-            classes: Vec::new(),
-        }
+        Builder { path, resources: Vec::new(), tenants: Tenants::default(), classes: Vec::new() }
     }
 
     fn err_at<T>(&self, at: &Spanned<T>, msg: impl Into<String>) -> Error {

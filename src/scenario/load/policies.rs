@@ -278,7 +278,7 @@ impl Builder<'_> {
                     self.err_at(item, format!("`{name}` lists tenant names; this item is not a name"))
                 );
             };
-            let Some(&id) = self.tenant_ids.get(&t.text) else {
+            let Some(id) = self.tenants.id_of(&t.text) else {
                 return Err(self.err_at(
                     item,
                     format!(

@@ -2,7 +2,7 @@
 
 use serde_saphyr::Spanned;
 
-use super::{Builder, MAX_SPREAD};
+use super::{Builder, MAX_SPREAD, MAX_WEIGHT, MIN_WEIGHT};
 use crate::error::Result;
 use crate::model::*;
 use crate::scenario::raw::*;
@@ -48,13 +48,7 @@ impl Builder<'_> {
         let mut cap = None;
         if let Some(p) = &props.value {
             if let Some(w) = &p.weight {
-                if !(w.value.is_finite() && w.value > 0.0) {
-                    return Err(self.err_at(
-                        w,
-                        format!("tenant `{name}`: weight {} must be greater than zero, e.g. 1", w.value),
-                    ));
-                }
-                weight = w.value;
+                weight = self.weight(w, &format!("tenant `{name}`"))?;
             }
             if let Some(c) = &p.cap {
                 if c.value < 1 || c.value > u32::MAX as i64 {
@@ -69,34 +63,43 @@ impl Builder<'_> {
                 cap = Some(c.value as u32);
             }
         }
-        self.tenant_ids.insert(name.to_string(), self.tenants.len() as TenantId);
-        self.tenants.push(TenantSpec { name: name.to_string(), weight, cap });
+        if self.tenants.id_of(name).is_some() {
+            return Err(self.err_at(props, format!("tenant `{name}` is declared twice; keep one")));
+        }
+        self.tenants.push_named(TenantSpec { name: name.to_string(), weight, cap });
         Ok(())
+    }
+
+    /// A weight, within [`MIN_WEIGHT`, `MAX_WEIGHT`].
+    pub(super) fn weight(&self, w: &Spanned<f64>, whose: &str) -> Result<f64> {
+        if !(w.value.is_finite() && (MIN_WEIGHT..=MAX_WEIGHT).contains(&w.value)) {
+            return Err(self.err_at(
+                w,
+                format!(
+                    "{whose}: weight {} must be between {MIN_WEIGHT} and {MAX_WEIGHT} (a ratio of a million at most keeps the fair-share arithmetic exact enough), e.g. 1",
+                    w.value
+                ),
+            ));
+        }
+        Ok(w.value)
     }
 
     /// Id of a tenant referenced by the workload, auto-declaring it (weight 1, no cap).
     pub(super) fn reference_tenant(&mut self, name: &Spanned<String>) -> Result<TenantId> {
-        if let Some(&id) = self.tenant_ids.get(&name.value) {
+        if let Some(id) = self.tenants.id_of(&name.value) {
             return Ok(id);
         }
         if name.value.is_empty() {
             return Err(self.err_at(name, "`tenant` is empty; write the tenant's name"));
         }
-        self.add_tenant(&name.value)
-    }
-
-    pub(super) fn add_tenant(&mut self, name: &str) -> Result<TenantId> {
-        let id = self.tenants.len();
-        if id >= u32::MAX as usize {
-            return Err(self.err_line(0, 0, "too many tenants"));
+        if self.tenants.len() >= MAX_TENANTS as usize {
+            return Err(self.err_at(name, format!("more than {MAX_TENANTS} tenants; fairsim's limit")));
         }
-        self.tenant_ids.insert(name.to_string(), id as TenantId);
-        self.tenants.push(TenantSpec { name: name.to_string(), weight: 1.0, cap: None });
-        Ok(id as TenantId)
+        Ok(self.tenants.push_named(TenantSpec { name: name.value.clone(), weight: 1.0, cap: None }))
     }
 
-    /// First id of a `tenants: {count, prefix}` spread, declaring the tenants
-    /// the first time the same spread is seen.
+    /// First id and count of a `tenants: {count, prefix}` set, declaring it
+    /// the first time the same set is used.
     pub(super) fn spread_tenants(&mut self, spread: &Spanned<RawSpread>) -> Result<(TenantId, u32)> {
         let n = spread.value.count.value;
         if n == 0 || n > MAX_SPREAD {
@@ -105,33 +108,32 @@ impl Builder<'_> {
                 format!("`tenants.count` must be between 1 and {MAX_SPREAD}; got {n}"),
             ));
         }
-        let prefix = &spread.value.prefix.value;
-        let width = (n - 1).to_string().len();
-        let name_of = |i: u32| format!("{prefix}{i:0width$}");
-        let first = name_of(0);
-        if let Some(&f) = self.tenant_ids.get(&first) {
-            // The same spread used again: reuse it if it is the same consecutive run.
-            let same = (0..n).all(|i| self.tenant_ids.get(&name_of(i)) == Some(&(f + i)));
-            if same {
-                return Ok((f, n));
-            }
+        let set =
+            GeneratedSet { prefix: spread.value.prefix.value.clone(), count: n, weight: 1.0, cap: None };
+        // the same set used again (or a smaller one of the same names): reuse it
+        let reuse = self
+            .tenants
+            .generated()
+            .find(|(_, g)| g.prefix == set.prefix && g.width() == set.width() && g.count >= n);
+        if let Some((first, _)) = reuse {
+            return Ok((first, n));
         }
-        for i in 0..n {
-            let nm = name_of(i);
-            if self.tenant_ids.contains_key(&nm) {
-                return Err(self.err_at(
-                    &spread.value.prefix,
-                    format!(
-                        "generated tenant name `{nm}` (prefix `{prefix}`) is already a tenant; choose another prefix"
-                    ),
-                ));
-            }
+        if let Some(name) = self.tenants.clashes(&set) {
+            return Err(self.err_at(
+                &spread.value.prefix,
+                format!(
+                    "generated tenant name `{name}` (prefix `{}`) is already a tenant; choose another prefix",
+                    set.prefix
+                ),
+            ));
         }
-        let f = self.tenants.len() as TenantId;
-        for i in 0..n {
-            self.add_tenant(&name_of(i))?;
+        if self.tenants.len() as u64 + n as u64 > MAX_TENANTS as u64 {
+            return Err(self.err_at(
+                &spread.value.count,
+                format!("more than {MAX_TENANTS} tenants in all; fairsim's limit"),
+            ));
         }
-        Ok((f, n))
+        Ok((self.tenants.push_generated(set), n))
     }
 
     pub(super) fn build_classes(
@@ -153,13 +155,7 @@ impl Builder<'_> {
                     spec.priority = pr.value;
                 }
                 if let Some(w) = &p.weight {
-                    if !(w.value.is_finite() && w.value > 0.0) {
-                        return Err(self.err_at(
-                            w,
-                            format!("class `{name}`: weight {} must be greater than zero, e.g. 1", w.value),
-                        ));
-                    }
-                    spec.weight = w.value;
+                    spec.weight = self.weight(w, &format!("class `{name}`"))?;
                 }
                 if let Some(s) = &p.sla {
                     spec.sla = Some(self.pos_dur(s, "sla")?);

@@ -32,10 +32,10 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::model::{
-    ClassId, ClassSpec, Res, Scenario, TenantId, TenantSpec, TimeFormat, TraceFormat, TraceScan, TraceSpec,
+    ClassId, ClassSpec, Res, Scenario, TenantSpec, Tenants, TimeFormat, TraceFormat, TraceScan, TraceSpec,
     MAX_RESOURCES,
 };
-use crate::time::Time;
+use crate::time::{Time, HORIZON, HORIZON_TEXT};
 
 use crate::core::Arrival;
 
@@ -86,17 +86,20 @@ pub trait RowReader {
 
 /// Opens the row reader for `spec`.
 fn open_rows(spec: &TraceSpec, sc: &Scenario) -> Result<Box<dyn RowReader>> {
-    let file = std::fs::File::open(&spec.path).map_err(|e| {
-        Error::input(
-            &spec.path,
-            0,
-            0,
-            format!(
-                "cannot read trace `{}`: {e}; check the path (relative to the scenario file)",
-                spec.path.display()
-            ),
-        )
-    })?;
+    // the error points at the trace entry of the scenario, or at --trace
+    let place = |msg: String| match spec.line {
+        0 => Error::Usage(format!("--trace {}: {msg}", spec.path.display())),
+        line => Error::input(&sc.source, line, 0, format!("trace `{}`: {msg}", spec.path.display())),
+    };
+    let meta = std::fs::metadata(&spec.path)
+        .map_err(|e| place(format!("cannot read it: {e}; check the path (relative to the scenario file)")))?;
+    if !meta.is_file() {
+        // a directory, a device such as /dev/zero or a pipe: not a trace file,
+        // and a device may never end
+        return Err(place("not a regular file; give the path of a CSV or SWF file".into()));
+    }
+    let file = std::fs::File::open(&spec.path)
+        .map_err(|e| place(format!("cannot read it: {e}; check the path and its permissions")))?;
     let reader = std::io::BufReader::with_capacity(1 << 16, file);
     Ok(match &spec.format {
         TraceFormat::Csv(cols) => {
@@ -146,7 +149,21 @@ fn check_row(
             "this arrival is before 1970-01-01 (time 0); drop `keep_time: true` to shift the trace to start at 0".into(),
         ));
     }
-    let deadline = row.deadline.map(|d| (d - base).max(0) as Time);
+    if arrival as u64 > HORIZON {
+        return Err(bad(
+            row.arrival_col,
+            format!("this arrival is {arrival} us after the trace's start, past {HORIZON_TEXT}; check the time format (`time_format`) or drop `keep_time`"),
+        ));
+    }
+    if row.service > HORIZON {
+        return Err(bad(
+            0,
+            format!(
+                "this job's service is past {HORIZON_TEXT}; check the service column's unit (`service_unit`)"
+            ),
+        ));
+    }
+    let deadline = row.deadline.map(|d| (d - base).clamp(0, HORIZON as i64) as Time);
     Ok((arrival as Time, deadline))
 }
 
@@ -184,8 +201,6 @@ fn class_name(row: &Row) -> String {
 /// First pass over every trace of `sc`: checks every row, declares the
 /// tenants and classes met, and fills each [`TraceSpec::scan`].
 pub fn prepare(sc: &mut Scenario) -> Result<()> {
-    let mut tenant_ids: HashMap<String, TenantId> =
-        sc.tenants.iter().enumerate().map(|(i, t)| (t.name.clone(), i as TenantId)).collect();
     let mut class_ids: HashMap<String, ClassId> =
         sc.classes.iter().enumerate().map(|(i, c)| (c.name.clone(), i as ClassId)).collect();
     let cap = capacity(sc);
@@ -222,12 +237,16 @@ pub fn prepare(sc: &mut Scenario) -> Result<()> {
             }
             last = Some((row.time, row.line));
             scan.rows += 1;
-            if !tenant_ids.contains_key(row.tenant.as_str()) {
-                if sc.tenants.len() >= u32::MAX as usize {
-                    return Err(Error::input(&spec.path, row.line as usize, 0, "too many tenants"));
+            if sc.tenants.id_of(&row.tenant).is_none() {
+                if sc.tenants.len() >= crate::model::MAX_TENANTS as usize {
+                    return Err(Error::input(
+                        &spec.path,
+                        row.line as usize,
+                        0,
+                        format!("more than {} tenants in all; fairsim's limit", crate::model::MAX_TENANTS),
+                    ));
                 }
-                tenant_ids.insert(row.tenant.clone(), sc.tenants.len() as TenantId);
-                sc.tenants.push(TenantSpec { name: row.tenant.clone(), weight: 1.0, cap: None });
+                sc.tenants.push_named(TenantSpec { name: row.tenant.clone(), weight: 1.0, cap: None });
             }
             let cname = class_name(&row);
             if !cname.is_empty() && !class_ids.contains_key(&cname) {
@@ -242,6 +261,17 @@ pub fn prepare(sc: &mut Scenario) -> Result<()> {
                     sla: None,
                 });
             }
+        }
+        if scan.rows == 0 {
+            let skipped = scan.bad_rows + scan.missing_rows;
+            let msg = format!(
+                "trace `{}` has no job to replay ({skipped} rows skipped); check the file and its format",
+                spec.path.display()
+            );
+            return Err(match spec.line {
+                0 => Error::Usage(format!("--trace: {msg}")),
+                line => Error::input(&sc.source, line, 0, msg),
+            });
         }
         sc.traces[i].scan = scan;
     }
@@ -297,7 +327,7 @@ pub struct TraceSource {
     skip_bad_rows: bool,
     capacity: Res,
     last: Option<(i64, u64)>,
-    tenant_ids: HashMap<String, TenantId>,
+    tenants: Tenants,
     class_ids: HashMap<String, ClassId>,
     error: Option<Error>,
 }
@@ -314,7 +344,7 @@ impl TraceSource {
             skip_bad_rows: spec.skip_bad_rows,
             capacity: capacity(sc),
             last: None,
-            tenant_ids: sc.tenants.iter().enumerate().map(|(i, t)| (t.name.clone(), i as TenantId)).collect(),
+            tenants: sc.tenants.clone(),
             class_ids: sc.classes.iter().enumerate().map(|(i, c)| (c.name.clone(), i as ClassId)).collect(),
             error: None,
         })
@@ -362,7 +392,7 @@ impl TraceSource {
                 };
             self.last = Some((self.row.time, self.row.line));
             let row = &self.row;
-            let tenant = self.tenant_ids.get(row.tenant.as_str()).copied();
+            let tenant = self.tenants.id_of(&row.tenant);
             let cname = class_name(row);
             let class = if cname.is_empty() { Some(0) } else { self.class_ids.get(&cname).copied() };
             let (Some(tenant), Some(class)) = (tenant, class) else {

@@ -36,14 +36,14 @@ pub fn default_slots(sc: &Scenario) -> Option<usize> {
 pub struct SwfRows<R: BufRead> {
     path: PathBuf,
     input: R,
-    buf: String,
+    buf: Vec<u8>,
     line: u64,
     slots: Option<usize>,
 }
 
 impl<R: BufRead> SwfRows<R> {
     pub fn new(path: &Path, input: R, slots: Option<usize>) -> Self {
-        SwfRows { path: path.to_path_buf(), input, buf: String::new(), line: 0, slots }
+        SwfRows { path: path.to_path_buf(), input, buf: Vec::new(), line: 0, slots }
     }
 }
 
@@ -116,18 +116,67 @@ fn parse_line(
     Ok(true)
 }
 
+/// Longest line accepted: an SWF job line is some 100 bytes; a file without
+/// line breaks is not read into memory whole.
+const MAX_LINE: usize = 1 << 20;
+
+/// Reads one line into `buf` (cleared first), without its terminator: `\n`,
+/// `\r\n` or a lone `\r` (old Mac exports) end a line. Returns the bytes
+/// consumed, 0 at the end of the input.
+fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    buf.clear();
+    let mut consumed = 0;
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(consumed);
+        }
+        match chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
+            Some(i) => {
+                let cr = chunk[i] == b'\r';
+                buf.extend_from_slice(&chunk[..i]);
+                input.consume(i + 1);
+                consumed += i + 1;
+                if cr && input.fill_buf()?.first() == Some(&b'\n') {
+                    input.consume(1);
+                    consumed += 1;
+                }
+                return Ok(consumed);
+            }
+            None => {
+                let n = chunk.len();
+                buf.extend_from_slice(chunk);
+                input.consume(n);
+                consumed += n;
+            }
+        }
+        if buf.len() > MAX_LINE {
+            return Err(std::io::Error::other(format!(
+                "a line longer than {} bytes; an SWF job line has 18 short fields",
+                MAX_LINE
+            )));
+        }
+    }
+}
+
 impl<R: BufRead> RowReader for SwfRows<R> {
     fn next_row(&mut self, row: &mut Row) -> Result<Option<Read>> {
         loop {
-            self.buf.clear();
-            let n = self.input.read_line(&mut self.buf).map_err(|e| {
-                Error::input(&self.path, self.line as usize + 1, 0, format!("cannot read the trace: {e}"))
-            })?;
+            let at = self.line as usize + 1;
+            let n = read_line(&mut self.input, &mut self.buf)
+                .map_err(|e| Error::input(&self.path, at, 0, format!("cannot read the trace: {e}")))?;
             if n == 0 {
                 return Ok(None);
             }
             self.line += 1;
-            let text = self.buf.trim();
+            let Ok(text) = std::str::from_utf8(&self.buf) else {
+                return Ok(Some(Read::Bad(RowError {
+                    line: self.line,
+                    column: 0,
+                    message: "this line is not UTF-8 text".into(),
+                })));
+            };
+            let text = text.trim();
             if text.is_empty() || text.starts_with(';') {
                 continue;
             }
