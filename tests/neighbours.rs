@@ -31,8 +31,8 @@ fn run_all(yaml: &str) -> HashMap<String, Vec<Row>> {
     let mut out = HashMap::new();
     for spec in &sc.policies {
         let dir = tempdir();
-        let (_, audit) = simulate_audited(&sc, spec, Some(dir.path()))
-            .unwrap_or_else(|e| panic!("{}: {e}", spec.label));
+        let (_, audit) =
+            simulate_audited(&sc, spec, Some(dir.path())).unwrap_or_else(|e| panic!("{}: {e}", spec.label));
         assert!(audit.violations.is_empty(), "{}: {:?}", spec.label, &audit.violations[..1]);
         out.insert(spec.label.clone(), read_csv(&dir.path().join("jobs.csv")));
     }
