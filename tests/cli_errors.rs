@@ -63,7 +63,10 @@ fn unknown_key_lists_valid_keys() {
 fn wrong_type_is_explained() {
     // line 2 `workers: many`: the value starts at column 10
     let e = bad_run("name: t\nworkers: many\nworkload:\n  - {tenant: A, count: 1, service: 1s}\n");
-    assert_eq!(error_line(&e), "bad.yaml:2:10: invalid value: expected a whole number of zero or more; write e.g. 4");
+    assert_eq!(
+        error_line(&e),
+        "bad.yaml:2:10: invalid value: expected a whole number of zero or more; write e.g. 4"
+    );
 }
 
 #[test]
@@ -166,7 +169,9 @@ fn validate_accepts_every_shipped_scenario() {
     // the benchmark scenarios in scenarios/bench/ are shipped scenarios too
     let names: Vec<String> =
         files.iter().map(|p| p.strip_prefix(&root).unwrap().display().to_string()).collect();
-    for expected in ["abc-rotation.yaml", "noisy-neighbor.yaml", "bench/tenants-10k.yaml", "bench/summary-10m.yaml"] {
+    for expected in
+        ["abc-rotation.yaml", "noisy-neighbor.yaml", "bench/tenants-10k.yaml", "bench/summary-10m.yaml"]
+    {
         assert!(names.iter().any(|n| n == expected), "{expected} not found in {names:?}");
     }
     for p in &files {
