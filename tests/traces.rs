@@ -329,15 +329,26 @@ fn littles_law_holds_between_the_time_series_and_the_job_records() {
         area += n * span;
     }
     let l = area / (horizon / 0.1).round();
-    // Sampling a piecewise-constant N(t) every 0.1 s over ~125,000 ticks: the
-    // sample mean differs from the time average by well under 1%; allow 2%.
+    // Over [0, T] with every job arriving and leaving inside it, the time
+    // average of N(t) is exactly sum(T_i) / T = lambda W, for any schedule:
+    // this checks that tenants.csv and jobs.csv describe the same run, not
+    // the policy. The only error is the sampling: N is read at K tick ends
+    // kΔ (Δ = 0.1 s, T = KΔ), and job i is counted at the tick ends inside
+    // its stay, floor(T_i/Δ) or ceil(T_i/Δ) times depending on where the
+    // grid falls: mean T_i/Δ, variance at most 1/4. So
+    // K (L - lambda W) = sum_i (count_i - T_i/Δ) has standard deviation at
+    // most sqrt(n)/2, relative to K lambda W = sum_i T_i/Δ: with n = 20,000
+    // and sum_i T_i/Δ near 560,000, about 1.3e-4. Allowed: 4 of them.
+    let stays: f64 = jobs.iter().map(|j| secs(&j["finish"]) - secs(&j["arrival"])).sum::<f64>() / 0.1;
+    let sd = n.sqrt() / 2.0 / stays;
     let rel = (l - lambda * w).abs() / (lambda * w);
-    eprintln!("L = {l:.4}, lambda W = {:.4}", lambda * w);
+    eprintln!("L = {l:.5}, lambda W = {:.5}, off by {rel:.2e}, 1 sd = {sd:.2e}", lambda * w);
     assert!(
-        rel < 0.02,
-        "L = {l:.4}, lambda W = {:.4} (lambda {lambda:.4}, W {w:.4}), off by {:.2}%",
+        rel < 4.0 * sd,
+        "L = {l:.4}, lambda W = {:.4} (lambda {lambda:.4}, W {w:.4}), off by {:.4}%, allowed {:.4}%",
         lambda * w,
-        rel * 100.0
+        rel * 100.0,
+        400.0 * sd
     );
     // the system really was loaded (L about rho*2 + Lq for rho ~0.8: 1.6 + ~2.8)
     assert!(l > 2.0, "L = {l}");

@@ -176,6 +176,9 @@ mod tests {
         // Shares after each start: A 2/9; B 1/3; A 4/9; B 2/3; A 2/3; then A and B tie
         // at 2/3 (B's share changed less recently, so it is asked first) and neither
         // fits (CPU 9 of 9 used): A 3 tasks, B 2.
+        // Plain alternation gives the same ABABA here (A, B, A, B, A fit and
+        // nothing more does), so this example alone cannot tell DRF from round
+        // robin: `progressive_filling_is_not_alternation` can.
         let sc = load_str(
             "resources: {cpu: 9, mem: 18}\nworkload:\n  - {tenant: A, count: 10, service: 100s, cost: {cpu: 1, mem: 4}}\n  - {tenant: B, count: 10, service: 100s, cost: {cpu: 3, mem: 1}}\npolicies: [drf]\n",
             Path::new("t.yaml"),
@@ -185,6 +188,46 @@ mod tests {
         kit.push_all();
         assert_eq!(kit.pick_n(10), "ABABA");
         assert_eq!(kit.skips, ["B:no_fit", "A:no_fit"]);
+    }
+
+    #[test]
+    fn progressive_filling_is_not_alternation() {
+        // Capacity 10 CPU, 10 GB (no worker limit); A's tasks <1, 1> (dominant
+        // share 0.1 per task), B's <4, 1> (dominant: CPU, 0.4 per task).
+        // Smallest share first, ties to the tenant whose share changed least
+        // recently: A (0 -> 0.1), B (0 -> 0.4, CPU 5), A 0.2, 0.3, 0.4 (CPU 8);
+        // A and B tie at 0.4 and B is older: 4 CPU needed, 2 free: no_fit; A
+        // 0.5, 0.6 (CPU 10); A no_fit. A 6 tasks, B 1: "ABAAAAA".
+        // Alternation (DRF's share forced to 0: every key ties, the least
+        // recently served goes) gives "ABAB" (CPU 10) and A 2, B 2.
+        let sc = load_str(
+            "resources: {cpu: 10, mem: 10}\nworkload:\n  - {tenant: A, count: 20, service: 1h, cost: {cpu: 1, mem: 1}}\n  - {tenant: B, count: 20, service: 1h, cost: {cpu: 4, mem: 1}}\npolicies: [drf]\n",
+            Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let mut kit = Kit::new(&sc);
+        kit.push_all();
+        assert_eq!(kit.pick_n(40), "ABAAAAA");
+        assert_eq!(kit.skips, ["B:no_fit", "A:no_fit"]);
+    }
+
+    #[test]
+    fn the_weight_divides_the_dominant_share() {
+        // 10 CPU; A (weight 1) and B (weight 4) both run <1 CPU> tasks: 0.1 of
+        // the CPU each, so a task adds 0.1 to A's weighted share and 0.025 to
+        // B's. A (tie at 0, A listed first) -> 0.1; B 0.025 .. 0.1 (4 tasks);
+        // tie at 0.1, A older -> A 0.2; B 0.125 .. 0.2 (CPU 10); then nothing
+        // fits. "ABBBBABBBB": A 2, B 8 = 1 : 4. Ignoring the weight alternates,
+        // "ABABABABAB", 5 : 5.
+        let sc = load_str(
+            "resources: {cpu: 10}\ntenants: {A: {weight: 1}, B: {weight: 4}}\nworkload:\n  - {tenant: A, count: 20, service: 1h, cost: {cpu: 1}}\n  - {tenant: B, count: 20, service: 1h, cost: {cpu: 1}}\npolicies: [drf]\n",
+            Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let mut kit = Kit::new(&sc);
+        kit.push_all();
+        assert_eq!(kit.pick_n(40), "ABBBBABBBB");
+        assert_eq!(kit.skips, ["A:no_fit", "B:no_fit"]);
     }
 
     #[test]
