@@ -69,9 +69,14 @@ pub struct RunArgs {
     /// policy name with default parameters. Repeat for several.
     #[arg(long = "policy", value_name = "NAME")]
     pub policies: Vec<String>,
-    /// Results folder (default: output/<scenario name>/). Replaced whole on success.
+    /// Results folder (default: output/<scenario name>/). Replaced whole on
+    /// success, if fairsim wrote it (it holds fairsim-results.json) or it is empty.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace --out even if fairsim did not write it (never the current
+    /// folder or one of its parents).
+    #[arg(long)]
+    pub force: bool,
     /// Override the scenario's seed.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -221,6 +226,7 @@ fn cmd_run(args: RunArgs) -> Result<()> {
         logs: if args.logs == LogsArg::Summary { Logs::Summary } else { Logs::Full },
         audit: args.audit,
         no_plots: args.no_plots,
+        force: args.force,
         overrides: overrides(&args),
     };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();

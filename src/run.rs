@@ -33,6 +33,8 @@ pub struct RunOptions {
     pub audit: bool,
     /// Skip the charts and `report.html`.
     pub no_plots: bool,
+    /// Replace `out` even when fairsim did not write it.
+    pub force: bool,
     /// Command-line options that changed the scenario (`--seed`, `--policy`,
     /// `--trace`), as they were typed; noted at the end of the results'
     /// `scenario.yaml` so the folder says how to reproduce it.
@@ -111,7 +113,12 @@ pub fn run_all(
     progress: &dyn Fn(&str, Time, u64),
 ) -> Result<(Vec<PolicyRun>, PathBuf)> {
     let target = opts.out.clone().unwrap_or_else(|| PathBuf::from("output").join(&sc.name));
-    let staged = StagedDir::new(&target)?;
+    let marker = format!(
+        "{{\"fairsim\": \"{}\", \"scenario\": {}}}\n",
+        env!("CARGO_PKG_VERSION"),
+        serde_json::Value::String(sc.name.clone())
+    );
+    let staged = StagedDir::new(&target, opts.force, &marker)?;
     // the report echoes the scenario as given
     let copy = staged.path().join("scenario.yaml");
     std::fs::copy(&sc.source, &copy)

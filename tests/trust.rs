@@ -161,3 +161,326 @@ fn drr_with_a_quantum_far_below_the_jobs_jumps_its_debt_rounds() {
     assert_eq!(s["A"], [0.0, 2000.0, 4000.0]);
     assert_eq!(s["B"], [1000.0, 3000.0, 5000.0]);
 }
+
+// ------------------------------------------------------------ results folders
+
+const ABC: &str = "workers: 2\nworkload:\n  - {tenant: A, count: 4, service: 1s}\n  - {tenant: B, count: 2, service: 1s}\npolicies: [fifo]\n";
+
+fn run_out(dir: &Path, out: &str, extra: &[&str]) -> std::process::Output {
+    let sc = write(dir, "abc.yaml", ABC);
+    fairsim()
+        .current_dir(dir)
+        .arg("run")
+        .arg(&sc)
+        .arg("--out")
+        .arg(out)
+        .arg("--quiet")
+        .arg("--no-plots")
+        .args(extra)
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn a_folder_fairsim_did_not_write_is_never_replaced_without_force() {
+    let dir = tempdir();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("precious/sub")).expect("mkdir");
+    std::fs::write(d.join("precious/notes.txt"), "mine").expect("write");
+    std::fs::write(d.join("somefile"), "mine too").expect("write");
+    for out in ["precious", "somefile"] {
+        let o = run_out(d, out, &[]);
+        assert_eq!(o.status.code(), Some(2), "{out}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&format!("--out {out}:")) && err.contains("--force"), "{err}");
+    }
+    assert_eq!(std::fs::read_to_string(d.join("precious/notes.txt")).expect("kept"), "mine");
+    assert!(d.join("precious/sub").is_dir());
+    assert_eq!(std::fs::read_to_string(d.join("somefile")).expect("kept"), "mine too");
+    // nothing was staged next to them either
+    let names: Vec<String> = std::fs::read_dir(d)
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+    // a results folder is replaced on the next run; --force replaces the user's
+    assert!(run_out(d, "results", &[]).status.success());
+    assert!(d.join("results/fairsim-results.json").is_file());
+    assert!(run_out(d, "results", &[]).status.success());
+    assert!(run_out(d, "precious", &["--force"]).status.success());
+    assert!(!d.join("precious/notes.txt").exists() && d.join("precious/comparison.csv").is_file());
+}
+
+#[test]
+fn the_current_folder_and_its_parents_are_refused_before_simulating() {
+    let dir = tempdir();
+    std::fs::create_dir(dir.path().join("work")).expect("mkdir");
+    let work = dir.path().join("work");
+    let sc = write(dir.path(), "abc.yaml", ABC);
+    for out in [".", "..", "/", "../work"] {
+        let o = fairsim()
+            .current_dir(&work)
+            .args(["run", sc.to_str().expect("utf8"), "--out", out, "--quiet", "--force"])
+            .output()
+            .expect("runs");
+        assert_eq!(o.status.code(), Some(2), "--out {out}");
+    }
+    assert_eq!(std::fs::read_dir(&work).expect("ls").count(), 0, "nothing written in the current folder");
+}
+
+#[test]
+fn an_interrupted_run_leaves_no_partial_folder_and_exits_130() {
+    // A run long enough to be interrupted while it writes (1,000,000 jobs
+    // with every log), stopped with SIGINT once its staging folder exists.
+    let dir = tempdir();
+    let d = dir.path();
+    let sc = write(
+        d,
+        "long.yaml",
+        "workers: 16\nworkload:\n  - {tenants: {count: 100, prefix: t}, arrivals: {poisson: 14/s, count: 2000000}, service: {exponential: 1s}}\npolicies: [fifo, round_robin]\n",
+    );
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("fairsim"))
+        .current_dir(d)
+        .args(["run", sc.to_str().expect("utf8"), "--out", "long", "--quiet", "--no-plots"])
+        .spawn()
+        .expect("spawn");
+    let staged = || {
+        std::fs::read_dir(d)
+            .expect("ls")
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with(".long.partial-"))
+    };
+    let mut waited = 0;
+    while !staged() && waited < 200 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        waited += 1;
+    }
+    assert!(staged(), "the run started writing");
+    let kill =
+        std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
+    assert!(kill.success());
+    let status = child.wait().expect("waits");
+    assert_eq!(status.code(), Some(130));
+    assert!(!staged() && !d.join("long").exists(), "partial results removed, nothing committed");
+}
+
+#[test]
+fn leftovers_of_dead_runs_are_cleaned_and_a_folder_left_aside_is_put_back() {
+    // A process that no longer runs (pid 2147483646) left a staging folder
+    // and, killed between its two renames, its previous results aside.
+    let dir = tempdir();
+    let d = dir.path();
+    for stale in [".x.partial-2147483646", ".kept.old-2147483646"] {
+        std::fs::create_dir(d.join(stale)).expect("mkdir");
+        std::fs::write(d.join(stale).join("fairsim-results.json"), "{}").expect("marker");
+    }
+    std::fs::create_dir(d.join(".mine.partial-2147483646")).expect("a folder without the marker");
+    assert!(run_out(d, "results", &[]).status.success());
+    assert!(!d.join(".x.partial-2147483646").exists(), "stale staging removed");
+    assert!(d.join("kept/fairsim-results.json").is_file(), "results left aside put back");
+    assert!(d.join(".mine.partial-2147483646").exists(), "not fairsim's: untouched");
+}
+
+#[test]
+fn labels_that_would_clash_with_the_folders_own_files_are_input_errors() {
+    let dir = tempdir();
+    // `  - {policy: fifo, label: X}`: the value starts at column 27
+    for (label, col, what) in [
+        ("charts", 27, "would clash with the results folder's own `charts`"),
+        ("Report.html", 27, "would clash with the results folder's own `report.html`"),
+        ("comparison.csv", 27, "clash"),
+        ("scenario.yaml", 27, "clash"),
+        ("\".hidden\"", 27, "cannot be used as a folder name"),
+        ("\"a\\0b\"", 27, "cannot be used as a folder name"),
+    ] {
+        let sc = write(
+            dir.path(),
+            "bad.yaml",
+            &format!("workers: 1\nworkload:\n  - {{tenant: A, count: 1, service: 1s}}\npolicies:\n  - {{policy: fifo, label: {label}}}\n"),
+        );
+        let o = fairsim().arg("validate").arg(&sc).output().expect("runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{label}: {err}");
+        assert!(err.contains(&format!("bad.yaml:5:{col}: ")) && err.contains(what), "{label}: {err}");
+    }
+    let long = "x".repeat(300);
+    let sc = write(dir.path(), "bad.yaml", &format!("workers: 1\nworkload:\n  - {{tenant: A, count: 1, service: 1s}}\npolicies:\n  - {{policy: fifo, label: {long}}}\n"));
+    let o = fairsim().arg("validate").arg(&sc).output().expect("runs");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("300 bytes long"));
+}
+
+#[test]
+fn a_tenant_name_of_65536_characters_prints_without_a_panic() {
+    // The table padded cells with a `{:>w$}` width, which panics past 65,535.
+    let dir = tempdir();
+    let name = "n".repeat(65_536);
+    let sc = write(
+        dir.path(),
+        "long.yaml",
+        &format!("workers: 1\nworkload:\n  - {{tenant: {name}, count: 2, service: 1s}}\n"),
+    );
+    let o = fairsim()
+        .current_dir(dir.path())
+        .args(["run", sc.to_str().expect("utf8"), "--out", "o", "--no-plots"])
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    // the table shows it cut to 40 characters; the CSV files keep it whole
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("({}…)", "n".repeat(39))));
+    let jobs = std::fs::read_to_string(dir.path().join("o/fifo/jobs.csv")).expect("jobs");
+    assert!(jobs.contains(&name));
+}
+
+// ------------------------------------------------- time, size and bad input
+
+/// `fairsim validate` of this scenario text: (exit code, stderr).
+fn validate(dir: &Path, text: &str) -> (Option<i32>, String) {
+    let sc = write(dir, "bad.yaml", text);
+    let o = fairsim().arg("validate").arg(&sc).output().expect("runs");
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn a_long_quiet_stretch_costs_four_log_rows_not_a_hundred_million() {
+    // One job of 10^8 s at t = 0, ticks of 1 s. Tick 1 holds its start, tick
+    // 10^8 its end; the ticks between have no event, so the log writes the
+    // first and the last of them (2 and 99,999,999) and the fairness windows
+    // between are closed in one step (closing them one by one took 18 s).
+    let dir = tempdir();
+    let sc = write(
+        dir.path(),
+        "long.yaml",
+        "workers: 1\nworkload:\n  - {tenant: A, count: 1, service: 100000000s}\n",
+    );
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots"]);
+    let ticks = read_csv(&out.join("fifo").join("ticks.csv"));
+    let index: Vec<&str> = ticks.iter().map(|r| r["tick"].as_str()).collect();
+    assert_eq!(index, ["1", "2", "99999999", "100000000"]);
+    assert_eq!(ticks[3]["completed"], "A:1");
+    let fairness = read_csv(&out.join("fifo").join("fairness.csv"));
+    assert_eq!(fairness.len(), 4);
+    let c = read_csv(&out.join("comparison.csv"));
+    assert_eq!(c[0]["makespan"], "100000000");
+}
+
+#[test]
+fn a_microsecond_tick_with_a_late_arrival_writes_a_handful_of_rows() {
+    // log tick 1us, one 1 s job arriving at 10^6 s: 10^12 ticks, of which the
+    // log writes the first, the quiet run's last before the arrival, the
+    // arrival's and the start's, then the first and last quiet ones before
+    // the end, and the end's (5 GB before, in 28 s).
+    let dir = tempdir();
+    let sc = write(
+        dir.path(),
+        "us.yaml",
+        "workers: 1\nlog: {tick: 1us}\nworkload:\n  - {tenant: A, count: 1, at: 1000000s, service: 1s}\n",
+    );
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots"]);
+    let ticks = read_csv(&out.join("fifo").join("ticks.csv"));
+    assert!(ticks.len() <= 8, "{} rows", ticks.len());
+    assert_eq!(ticks.last().expect("rows")["time"], "1000001");
+}
+
+#[test]
+fn times_past_the_horizon_are_errors_at_their_place_not_clamps() {
+    let dir = tempdir();
+    let w = |e: &str| format!("workers: 1\nworkload:\n  - {e}\n");
+    for (text, place, what) in [
+        (
+            w("{tenant: A, count: 1, at: 100000000000s, service: 1s}"),
+            "bad.yaml:3:31:",
+            "past fairsim's horizon",
+        ),
+        (
+            format!(
+                "workers: 1\nlog: {{tick: 999999999999s}}\n{}",
+                &w("{tenant: A, count: 1, service: 1s}")[11..]
+            ),
+            "bad.yaml:2:13:",
+            "past fairsim's horizon",
+        ),
+        (
+            w("{tenant: A, arrivals: {poisson: 1e-300/s, count: 3}, service: 1s}"),
+            "bad.yaml:3:37:",
+            "mean gap between arrivals is past",
+        ),
+        (
+            w("{tenant: A, count: 3, service: {lognormal: {mu: 100, sigma: 1}}}"),
+            "bad.yaml:3:53:",
+            "is past fairsim's horizon",
+        ),
+    ] {
+        let (code, err) = validate(dir.path(), &text);
+        assert_eq!(code, Some(2), "{text}: {err}");
+        assert!(err.contains(place) && err.contains(what), "{text}: {err}");
+    }
+}
+
+#[test]
+fn limits_are_checked_at_validation() {
+    let dir = tempdir();
+    let w = |e: &str| format!("workers: 1\nworkload:\n  - {e}\n");
+    for (text, place, what) in [
+        (w("{tenant: A, arrivals: {every: 1s, count: 18446744073709551615}, service: 1s}"), "bad.yaml:3:46:", "more than the 1000000000 jobs"),
+        (w("{tenant: A, arrivals: {batch: 50000000}, service: 1s}"), "bad.yaml:3:35:", "more than 10000000 queued at one instant"),
+        (w("{tenant: A, count: 5, service: 1s, failure: {probability: 0.999999999999, max_attempts: 4294967295}}"), "bad.yaml:3:93:", "between 1 (no retry) and 100"),
+        (w("{tenant: A, arrivals: {poisson: 1000000/s, stop: 100h}, service: 1s}"), "bad.yaml:3:3:", "at most 1000000000 per run"),
+        ("workers: 1\ntenants: {A: {weight: 1e-100}}\nworkload:\n  - {tenant: A, count: 1, service: 1s}\n".into(), "bad.yaml:2:23:", "between 0.001 and 1000"),
+    ] {
+        let (code, err) = validate(dir.path(), &text);
+        assert_eq!(code, Some(2), "{text}: {err}");
+        assert!(err.contains(place) && err.contains(what), "{text}: {err}");
+    }
+}
+
+#[test]
+fn ten_million_declared_tenants_validate_and_run() {
+    // 10,000,000 generated tenants, 10 jobs: one record for the whole set
+    // (it took 49 s and 1.7 GB to validate, 87 s and 6.5 GB to run).
+    let dir = tempdir();
+    let sc = write(
+        dir.path(),
+        "many.yaml",
+        "workers: 4\nworkload:\n  - {tenants: {count: 10000000, prefix: t}, count: 10, service: 1s}\n",
+    );
+    fairsim().arg("validate").arg(&sc).assert().success();
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots", "--logs", "summary"]);
+    let summary = read_csv(&out.join("fifo").join("summary.csv"));
+    let tenants: u64 =
+        summary.iter().filter(|r| r["scope"] == "tenant").map(|r| r["jobs"].parse::<u64>().expect("n")).sum();
+    assert_eq!(tenants, 10);
+    assert!(summary.iter().all(|r| r["scope"] != "tenant" || r["name"].len() == 8), "t + 7 digits");
+}
+
+#[test]
+fn a_trace_that_is_not_a_file_is_an_error_at_its_entry() {
+    let dir = tempdir();
+    std::fs::create_dir(dir.path().join("folder.csv")).expect("mkdir");
+    for path in ["folder.csv", "/dev/zero"] {
+        let (code, err) = validate(
+            dir.path(),
+            &format!("workers: 1\nworkload:\n  - trace: {{path: {path}, format: csv}}\n"),
+        );
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("bad.yaml:3:") && err.contains("not a regular file"), "{err}");
+    }
+}
+
+#[test]
+fn an_swf_log_with_carriage_returns_only_replays_every_job() {
+    // Two jobs, lines ended by CR alone (an old Mac export): read as two
+    // lines, not one comment line (0 jobs before, exit 0).
+    let dir = tempdir();
+    let line = |id: u32, submit: u32| format!("{id} {submit} 0 10 1 -1 -1 1 10 -1 1 {id} 1 -1 1 -1 -1 -1");
+    std::fs::write(dir.path().join("cr.swf"), format!("; header\r{}\r{}\r", line(1, 0), line(2, 5)))
+        .expect("write");
+    let sc = write(dir.path(), "swf.yaml", "workers: 2\nworkload:\n  - trace: {path: cr.swf}\n");
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots"]);
+    let jobs = read_csv(&out.join("fifo").join("jobs.csv"));
+    assert_eq!(jobs.len(), 2);
+    assert_eq!((jobs[0]["tenant"].as_str(), jobs[1]["arrival"].as_str()), ("u1", "5"));
+}

@@ -393,8 +393,7 @@ fn child_main(mode: &str, name: &str) {
     let sc = load(name);
     let dir = std::env::temp_dir().join(format!("fairsim-bench-child-{}", std::process::id()));
     let logs = if mode == "full" { Logs::Full } else { Logs::Summary };
-    let opts =
-        RunOptions { out: Some(dir.clone()), logs, audit: false, no_plots: true, overrides: Vec::new() };
+    let opts = RunOptions { out: Some(dir.clone()), logs, no_plots: true, ..Default::default() };
     let (t0, c0) = (Instant::now(), cpu_secs());
     let (runs, _) = run::run_all(&sc, &opts, &|_, _, _| {}).unwrap_or_else(|e| {
         eprintln!("{e}");

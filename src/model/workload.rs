@@ -43,6 +43,24 @@ pub enum ArrivalSpec {
     Every { every: Time, start: Time, stop: Option<Time>, count: Option<u64> },
 }
 
+impl ArrivalSpec {
+    /// Jobs expected: the count, or rate x duration, whichever is smaller.
+    pub fn expected_count(&self) -> f64 {
+        let secs = |t: Time| t as f64 / 1e6;
+        match *self {
+            ArrivalSpec::Batch { count, .. } => count as f64,
+            ArrivalSpec::Poisson { rate, start, stop, count } => {
+                let by_time = stop.map(|s| rate * secs(s.saturating_sub(start)));
+                by_time.into_iter().chain(count.map(|c| c as f64)).fold(f64::INFINITY, f64::min)
+            }
+            ArrivalSpec::Every { every, start, stop, count } => {
+                let by_time = stop.map(|s| (s.saturating_sub(start) / every.max(1)) as f64 + 1.0);
+                by_time.into_iter().chain(count.map(|c| c as f64)).fold(f64::INFINITY, f64::min)
+            }
+        }
+    }
+}
+
 /// How long each job runs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServiceSpec {

@@ -45,9 +45,7 @@ use super::Policy;
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Skip, Slot};
 use crate::model::policy::ParamError;
-use crate::model::{
-    ArrivalSpec, Param, ParamDefault, ParamKind, PolicySpec, Scenario, ServiceSpec, TenantId,
-};
+use crate::model::{Param, ParamDefault, ParamKind, PolicySpec, Scenario, ServiceSpec, TenantId};
 use crate::prefetch::prefetch_item;
 use crate::time::{to_secs_f64, Time, SECOND};
 
@@ -70,30 +68,6 @@ pub struct Drr {
     woke: Vec<FlowId>,
 }
 
-/// Expected number of jobs of an entry, for weighting mean service times;
-/// `None` when it has no finite expectation.
-fn expected_count(a: &ArrivalSpec) -> Option<f64> {
-    match *a {
-        ArrivalSpec::Batch { count, .. } => Some(count as f64),
-        ArrivalSpec::Poisson { rate, start, stop, count } => {
-            let by_time = stop.map(|s| rate * to_secs_f64(s.saturating_sub(start)));
-            match (count, by_time) {
-                (Some(c), Some(t)) => Some((c as f64).min(t)),
-                (Some(c), None) => Some(c as f64),
-                (None, t) => t,
-            }
-        }
-        ArrivalSpec::Every { every, start, stop, count } => {
-            let by_time = stop.map(|s| (s.saturating_sub(start) / every.max(1)) as f64 + 1.0);
-            match (count, by_time) {
-                (Some(c), Some(t)) => Some((c as f64).min(t)),
-                (Some(c), None) => Some(c as f64),
-                (None, t) => t,
-            }
-        }
-    }
-}
-
 /// Mean of a service-time distribution, in seconds.
 fn mean_service(s: &ServiceSpec) -> f64 {
     match *s {
@@ -111,7 +85,7 @@ fn mean_service(s: &ServiceSpec) -> f64 {
 pub fn default_work_quantum(sc: &Scenario) -> f64 {
     let (mut sum, mut n) = (0.0, 0.0);
     for e in &sc.workload {
-        let count = expected_count(&e.arrivals).unwrap_or(1.0);
+        let count = e.arrivals.expected_count();
         let mean = mean_service(&e.service);
         if count > 0.0 && mean.is_finite() {
             sum += count * mean;

@@ -3,7 +3,7 @@
 
 use serde_saphyr::Spanned;
 
-use super::{pos, Builder};
+use super::{pos, Builder, MAX_ATTEMPTS, MAX_BATCH, MAX_JOBS};
 use crate::error::Result;
 use crate::model::*;
 use crate::scenario::raw::*;
@@ -98,8 +98,10 @@ impl Builder<'_> {
             ));
         }
         let max_attempts = match &f.value.max_attempts {
-            Some(m) if m.value == 0 => {
-                return Err(self.err_at(m, "`max_attempts` must be at least 1 (1 means no retry)"))
+            Some(m) if m.value == 0 || m.value > MAX_ATTEMPTS => {
+                return Err(
+                    self.err_at(m, format!("`max_attempts` must be between 1 (no retry) and {MAX_ATTEMPTS}"))
+                )
             }
             Some(m) => m.value,
             None => 3,
@@ -153,9 +155,7 @@ impl Builder<'_> {
                 "workload entry has no arrivals; add `count: N` (a batch at time `at`, default 0) or `arrivals: {poisson: 2/s, stop: 10m}`",
             ));
         };
-        if count.value == 0 {
-            return Err(self.err_at(count, "`count` must be at least 1"));
-        }
+        self.batch_size(count)?;
         let at = match &r.at {
             Some(t) => self.dur(t, "at")?,
             None => 0,
@@ -163,11 +163,21 @@ impl Builder<'_> {
         Ok(ArrivalSpec::Batch { count: count.value, at })
     }
 
+    /// The size of a batch: at least 1, at most [`MAX_BATCH`].
+    fn batch_size(&self, n: &Spanned<u64>) -> Result<()> {
+        match n.value {
+            0 => Err(self.err_at(n, "a batch needs at least 1 job")),
+            v if v > MAX_BATCH => Err(self.err_at(
+                n,
+                format!("a batch of {v} jobs is more than {MAX_BATCH} queued at one instant (about 150 bytes each); split it over time with `arrivals: {{every: ...}}` or `poisson`"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// `arrivals: {batch: N, at: T}`.
     fn batch(&self, m: &RawArrivals, b: &Spanned<u64>, start: Time) -> Result<ArrivalSpec> {
-        if b.value == 0 {
-            return Err(self.err_at(b, "`batch` must be at least 1 (the number of jobs)"));
-        }
+        self.batch_size(b)?;
         for (key, bad) in [("stop", m.stop.as_ref().map(pos)), ("count", m.count.as_ref().map(pos))] {
             if let Some((l, c)) = bad {
                 return Err(self.err_line(
@@ -209,6 +219,15 @@ impl Builder<'_> {
         };
         let count = match &m.count {
             Some(c) if c.value == 0 => return Err(self.err_at(c, "`count` must be at least 1")),
+            Some(c) if c.value > MAX_JOBS => {
+                return Err(self.err_at(
+                    c,
+                    format!(
+                        "`count: {}` is more than the {MAX_JOBS} jobs fairsim simulates in a run",
+                        c.value
+                    ),
+                ))
+            }
             Some(c) => Some(c.value),
             None => None,
         };

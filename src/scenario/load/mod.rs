@@ -28,6 +28,15 @@ pub const MAX_SPREAD: u32 = 10_000_000;
 pub const MIN_WEIGHT: f64 = 0.001;
 pub const MAX_WEIGHT: f64 = 1000.0;
 
+/// Most jobs a scenario's generators may describe (expected count for
+/// Poisson arrivals), and most arrivals in one batch: a batch is queued at
+/// once, about 150 bytes per queued job (docs/performance.md).
+pub const MAX_JOBS: u64 = 1_000_000_000;
+pub const MAX_BATCH: u64 = 10_000_000;
+
+/// Most attempts a job may get under failure injection.
+pub const MAX_ATTEMPTS: u32 = 100;
+
 /// Reads and validates a scenario file.
 ///
 /// A missing or unreadable file is an input error at line 0.
@@ -278,11 +287,22 @@ impl<'a> Builder<'a> {
             ));
         }
         let (mut entries, mut traces) = (Vec::with_capacity(w.value.len()), Vec::new());
+        let mut jobs = 0.0;
         for e in &w.value {
             match &e.value.trace {
                 Some(t) => traces.push(self.build_trace(e, t)?),
-                None => entries.push(self.build_entry(e)?),
+                None => {
+                    let entry = self.build_entry(e)?;
+                    jobs += entry.arrivals.expected_count();
+                    entries.push(entry);
+                }
             }
+        }
+        if jobs > MAX_JOBS as f64 {
+            return Err(self.err_at(
+                w,
+                format!("the workload describes about {jobs:.3e} jobs; fairsim simulates at most {MAX_JOBS} per run, so lower counts, rates or stop times"),
+            ));
         }
         Ok((entries, traces))
     }
