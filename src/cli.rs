@@ -83,9 +83,10 @@ pub struct RunArgs {
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Which files to write.
-    #[arg(long, value_enum, default_value_t = LogsArg::Full)]
-    pub logs: LogsArg,
+    /// Which files to write (default: full, or summary with a notice when
+    /// the logs would take more than 1 GB; give `--logs full` to insist).
+    #[arg(long, value_enum)]
+    pub logs: Option<LogsArg>,
     /// Check caps and rotation at every dispatch and fail on a violation (slow; for tests).
     #[arg(long, hide = true)]
     pub audit: bool,
@@ -212,6 +213,30 @@ fn overrides(args: &RunArgs) -> Vec<String> {
     o
 }
 
+/// Logs above this size are not written unless asked for.
+const LOG_BUDGET: f64 = 1e9;
+
+/// `--logs` as given, or full unless the estimate is over [`LOG_BUDGET`].
+fn choose_logs(sc: &Scenario, asked: Option<LogsArg>, quiet: bool) -> Logs {
+    match asked {
+        Some(LogsArg::Full) => Logs::Full,
+        Some(LogsArg::Summary) => Logs::Summary,
+        None => {
+            let bytes = crate::output::estimate::log_bytes(sc);
+            if bytes <= LOG_BUDGET {
+                return Logs::Full;
+            }
+            if !quiet {
+                eprintln!(
+                    "note: the full logs of this run would take about {} (ticks.csv lists every tenant in every tick); writing summary.csv and comparison.csv only. Add --logs full to write them anyway.",
+                    crate::output::estimate::human_bytes(bytes)
+                );
+            }
+            Logs::Summary
+        }
+    }
+}
+
 fn cmd_run(args: RunArgs) -> Result<()> {
     let mut sc = load_for_run(&args)?;
     if !args.quiet || sc.traces.iter().any(|t| t.scan.bad_rows > 0) {
@@ -223,7 +248,7 @@ fn cmd_run(args: RunArgs) -> Result<()> {
     select_policies(&mut sc, &args.policies)?;
     let opts = RunOptions {
         out: args.out.clone(),
-        logs: if args.logs == LogsArg::Summary { Logs::Summary } else { Logs::Full },
+        logs: choose_logs(&sc, args.logs, args.quiet),
         audit: args.audit,
         no_plots: args.no_plots,
         force: args.force,
@@ -299,5 +324,7 @@ fn cmd_validate(path: &std::path::Path) -> Result<()> {
     }
     let labels: Vec<String> = sc.policies.iter().map(|p| format!("{} ({})", p.label, p.kind)).collect();
     println!("  policies: {}", labels.join(", "));
+    let bytes = crate::output::estimate::log_bytes(&sc);
+    println!("  full logs: about {} for all policies", crate::output::estimate::human_bytes(bytes));
     Ok(())
 }

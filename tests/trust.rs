@@ -484,3 +484,78 @@ fn an_swf_log_with_carriage_returns_only_replays_every_job() {
     assert_eq!(jobs.len(), 2);
     assert_eq!((jobs[0]["tenant"].as_str(), jobs[1]["arrival"].as_str()), ("u1", "5"));
 }
+
+#[test]
+fn a_scenario_that_is_not_utf8_is_an_error_at_its_first_bad_byte() {
+    // Latin-1 "é" (0xE9) as the 4th character of line 3's tenant name.
+    let dir = tempdir();
+    let sc = dir.path().join("bad.yaml");
+    let mut text = b"workers: 1\nworkload:\n  - {tenant: Ren".to_vec();
+    text.push(0xE9);
+    text.extend_from_slice(b", count: 1, service: 1s}\n");
+    std::fs::write(&sc, text).expect("write");
+    let o = fairsim().arg("validate").arg(&sc).output().expect("runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad.yaml:3:17:") && err.contains("not UTF-8"), "{err}");
+}
+
+#[test]
+fn a_csv_header_without_a_mapped_column_is_an_error_at_the_trace_entry() {
+    // The mapping names `user`, the header has `tenant`: the fix belongs in
+    // the scenario's `columns:`, so the error names the entry (line 3).
+    let dir = tempdir();
+    std::fs::write(dir.path().join("t.csv"), "time,tenant,service\n0,A,1\n").expect("write");
+    let (code, err) = validate(
+        dir.path(),
+        "workers: 1\nworkload:\n  - trace: {path: t.csv, format: csv, columns: {arrival: time, tenant: user, service: service}}\n",
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("bad.yaml:3:") && err.contains("header (line 1)") && err.contains("user"), "{err}");
+}
+
+#[test]
+fn a_run_whose_logs_would_pass_a_gigabyte_writes_the_summary_and_says_so() {
+    // 20,000 tenants with one 1 s job each on one worker: 20,000 ticks, each
+    // listing every tenant seen so far in `completed` (about 10 bytes per
+    // tenant): about 2 GB of ticks.csv. Without --logs the run writes the
+    // summary only and says why; validate prints the estimate.
+    let dir = tempdir();
+    let sc = write(
+        dir.path(),
+        "wide.yaml",
+        "workers: 1\nworkload:\n  - {tenants: {count: 20000, prefix: t}, count: 20000, service: 1s}\n",
+    );
+    let v = fairsim().arg("validate").arg(&sc).output().expect("runs");
+    let text = String::from_utf8_lossy(&v.stdout);
+    assert!(text.contains("full logs: about ") && text.contains(" GB for all policies"), "{text}");
+    let out = dir.path().join("out");
+    let o = fairsim().args(["run", "--no-plots", "--out"]).arg(&out).arg(&sc).output().expect("runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("writing summary.csv and comparison.csv only") && err.contains("--logs full"),
+        "{err}"
+    );
+    assert!(out.join("fifo/summary.csv").exists());
+    assert!(!out.join("fifo/ticks.csv").exists() && !out.join("fifo/jobs.csv").exists());
+}
+
+#[test]
+fn a_pool_bounded_by_resources_alone_logs_no_worker_count() {
+    // No `workers:`, 4 cpus, jobs of 2 cpus: two run at once. The worker
+    // count is unbounded, so `workers_free` is empty (it printed 4294967295).
+    let dir = tempdir();
+    let sc = write(
+        dir.path(),
+        "res.yaml",
+        "resources: {cpu: 4}\nworkload:\n  - {tenant: A, count: 4, service: 1s, cost: {cpu: 2}}\n",
+    );
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots"]);
+    let ticks = read_csv(&out.join("fifo").join("ticks.csv"));
+    assert!(ticks.iter().all(|r| r["workers_free"].is_empty()), "{ticks:?}");
+    let starts: Vec<String> =
+        read_csv(&out.join("fifo").join("jobs.csv")).iter().map(|r| r["start"].clone()).collect();
+    assert_eq!(starts, ["0", "0", "1", "1"]);
+}

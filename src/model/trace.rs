@@ -75,4 +75,8 @@ pub struct TraceScan {
     pub bad_rows: u64,
     /// SWF rows skipped because run time or processor count is missing (-1 or 0).
     pub missing_rows: u64,
+    /// Arrival of the last row replayed, after the shift to the origin.
+    pub last_arrival: Time,
+    /// Service of the rows replayed, summed (microseconds).
+    pub work: u128,
 }

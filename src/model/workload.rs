@@ -61,6 +61,19 @@ impl ArrivalSpec {
     }
 }
 
+impl ServiceSpec {
+    /// The distribution's mean, in seconds.
+    pub fn mean_secs(&self) -> f64 {
+        let secs = |t: Time| t as f64 / 1e6;
+        match *self {
+            ServiceSpec::Constant(t) => secs(t),
+            ServiceSpec::Exponential { mean } => secs(mean),
+            ServiceSpec::Uniform { min, max } => (secs(min) + secs(max)) / 2.0,
+            ServiceSpec::LogNormal { mu, sigma } => (mu + sigma * sigma / 2.0).exp(),
+        }
+    }
+}
+
 /// How long each job runs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServiceSpec {

@@ -45,9 +45,9 @@ use super::Policy;
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Skip, Slot};
 use crate::model::policy::ParamError;
-use crate::model::{Param, ParamDefault, ParamKind, PolicySpec, Scenario, ServiceSpec, TenantId};
+use crate::model::{Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
 use crate::prefetch::prefetch_item;
-use crate::time::{to_secs_f64, Time, SECOND};
+use crate::time::{Time, SECOND};
 
 pub struct Drr {
     flows: FlowQueues,
@@ -68,16 +68,6 @@ pub struct Drr {
     woke: Vec<FlowId>,
 }
 
-/// Mean of a service-time distribution, in seconds.
-fn mean_service(s: &ServiceSpec) -> f64 {
-    match *s {
-        ServiceSpec::Constant(t) => to_secs_f64(t),
-        ServiceSpec::Exponential { mean } => to_secs_f64(mean),
-        ServiceSpec::Uniform { min, max } => (to_secs_f64(min) + to_secs_f64(max)) / 2.0,
-        ServiceSpec::LogNormal { mu, sigma } => (mu + sigma * sigma / 2.0).exp(),
-    }
-}
-
 /// Default quantum for `cost: work`: the mean service time of the scenario's
 /// jobs (each entry's distribution mean, weighted by its expected job count),
 /// or 1 s when that is not defined. A quantum of about one typical job keeps
@@ -86,7 +76,7 @@ pub fn default_work_quantum(sc: &Scenario) -> f64 {
     let (mut sum, mut n) = (0.0, 0.0);
     for e in &sc.workload {
         let count = e.arrivals.expected_count();
-        let mean = mean_service(&e.service);
+        let mean = e.service.mean_secs();
         if count > 0.0 && mean.is_finite() {
             sum += count * mean;
             n += count;

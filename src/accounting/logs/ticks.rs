@@ -94,7 +94,12 @@ impl TickLog {
         let (w, cell) = (&mut self.csv, &mut self.cell);
         w.int(index);
         w.secs(end);
-        w.int(self.free_at_start as u64);
+        if sc.workers == u32::MAX {
+            // a pool bounded by resources alone has no worker count to show
+            w.bytes(b"");
+        } else {
+            w.int(self.free_at_start as u64);
+        }
         self.waiting_sorted.clear();
         self.waiting_sorted.extend_from_slice(&self.waiting.items);
         self.waiting_sorted.sort_unstable();

@@ -41,15 +41,7 @@ pub const MAX_ATTEMPTS: u32 = 100;
 ///
 /// A missing or unreadable file is an input error at line 0.
 pub fn load(path: &Path) -> Result<Scenario> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::input(
-            path,
-            0,
-            0,
-            format!("cannot read scenario file `{}`: {e}; check the path", path.display()),
-        )
-    })?;
-    load_str(&text, path)
+    load_str(&read_text(path)?, path)
 }
 
 /// Validates scenario text; `path` is used for messages, the default name
@@ -64,7 +56,13 @@ pub fn load_str(text: &str, path: &Path) -> Result<Scenario> {
 /// `--trace FILE`, which replaces them). Call
 /// [`crate::workload::trace::prepare`] before simulating.
 pub fn load_unscanned(path: &Path) -> Result<Scenario> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    load_str_unscanned(&read_text(path)?, path)
+}
+
+/// The scenario file's text; a file that is not UTF-8 is an error at its
+/// first bad byte.
+fn read_text(path: &Path) -> Result<String> {
+    let meta = std::fs::metadata(path).map_err(|e| {
         Error::input(
             path,
             0,
@@ -72,7 +70,32 @@ pub fn load_unscanned(path: &Path) -> Result<Scenario> {
             format!("cannot read scenario file `{}`: {e}; check the path", path.display()),
         )
     })?;
-    load_str_unscanned(&text, path)
+    if !meta.is_file() {
+        return Err(Error::input(path, 0, 0, "not a regular file; give the path of a YAML scenario file"));
+    }
+    if meta.len() > 64 << 20 {
+        return Err(Error::input(
+            path,
+            0,
+            0,
+            "over 64 MB: not a scenario file (put large workloads in a trace)",
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| {
+        Error::input(
+            path,
+            0,
+            0,
+            format!("cannot read scenario file `{}`: {e}; check its permissions", path.display()),
+        )
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&good[start..]).chars().count() + 1;
+        Error::input(path, line, column, "this byte is not UTF-8 text; save the scenario as UTF-8")
+    })
 }
 
 fn load_str_unscanned(text: &str, path: &Path) -> Result<Scenario> {

@@ -103,7 +103,14 @@ fn open_rows(spec: &TraceSpec, sc: &Scenario) -> Result<Box<dyn RowReader>> {
     let reader = std::io::BufReader::with_capacity(1 << 16, file);
     Ok(match &spec.format {
         TraceFormat::Csv(cols) => {
-            Box::new(csv::CsvRows::new(&spec.path, reader, cols, spec.time_format, sc.resources.len())?)
+            // a header that lacks a mapped column is fixed in the scenario's
+            // `columns:`, so the error points there
+            let rows = csv::CsvRows::new(&spec.path, reader, cols, spec.time_format, sc.resources.len())
+                .map_err(|e| match e {
+                    Error::Input { line: 1, message, .. } => place(format!("its header (line 1): {message}")),
+                    other => other,
+                })?;
+            Box::new(rows)
         }
         TraceFormat::Swf { slots } => Box::new(swf::SwfRows::new(&spec.path, reader, *slots)),
     })
@@ -225,13 +232,16 @@ pub fn prepare(sc: &mut Scenario) -> Result<()> {
                 Read::Row => {}
             }
             let origin = last.map(|_| scan.origin).unwrap_or(row.time);
-            if let Err(e) = check_row(&row, last, origin, spec.keep_time, &cap) {
-                if spec.skip_bad_rows {
+            let arrival = match check_row(&row, last, origin, spec.keep_time, &cap) {
+                Ok((arrival, _)) => arrival,
+                Err(_) if spec.skip_bad_rows => {
                     scan.bad_rows += 1;
                     continue;
                 }
-                return Err(row_error(&spec.path, e));
-            }
+                Err(e) => return Err(row_error(&spec.path, e)),
+            };
+            scan.last_arrival = arrival;
+            scan.work += u128::from(row.service);
             if last.is_none() {
                 scan.origin = row.time;
             }
