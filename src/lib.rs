@@ -39,4 +39,5 @@ pub mod sparse_queues;
 #[cfg(test)]
 mod test_rng;
 pub mod time;
+pub mod topology;
 pub mod workload;

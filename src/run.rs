@@ -5,13 +5,18 @@ use std::path::{Path, PathBuf};
 use crate::accounting::RunStats;
 use crate::engine::{Audit, Engine};
 use crate::error::{Error, Result};
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use crate::model::{PolicySpec, Scenario};
 use crate::output::tables;
 use crate::output::StagedDir;
 use crate::policy;
+use crate::policy::Policy;
 use crate::results::PolicyResult;
 use crate::scenario::policy_error;
 use crate::time::Time;
+use crate::topology::{Dispatcher, TopologyStats};
 use crate::workload::ArrivalStream;
 
 /// How much to write per policy.
@@ -58,7 +63,19 @@ pub fn simulate(
     progress: Option<&dyn Fn(Time, u64)>,
     audit: bool,
 ) -> Result<RunStats> {
-    let (stats, findings) = run_engine(sc, spec, log_dir, progress, audit)?;
+    simulate_placed(sc, spec, log_dir, progress, audit).map(|(stats, _)| stats)
+}
+
+/// [`simulate`], with what a topology run counted per queue and pool
+/// (`None` for the default topology).
+pub fn simulate_placed(
+    sc: &Scenario,
+    spec: &PolicySpec,
+    log_dir: Option<&Path>,
+    progress: Option<&dyn Fn(Time, u64)>,
+    audit: bool,
+) -> Result<(RunStats, Option<TopologyStats>)> {
+    let (stats, findings, placed) = run_engine(sc, spec, log_dir, progress, audit)?;
     if let Some(a) = findings.filter(|a| !a.violations.is_empty()) {
         let first: Vec<&str> = a.violations.iter().take(3).map(String::as_str).collect();
         return Err(Error::Other(format!(
@@ -68,7 +85,7 @@ pub fn simulate(
             first.join("; ")
         )));
     }
-    Ok(stats)
+    Ok((stats, placed))
 }
 
 /// Simulates one policy under the audit and returns its findings with the
@@ -78,7 +95,7 @@ pub fn simulate_audited(
     spec: &PolicySpec,
     log_dir: Option<&Path>,
 ) -> Result<(RunStats, Audit)> {
-    let (stats, audit) = run_engine(sc, spec, log_dir, None, true)?;
+    let (stats, audit, _) = run_engine(sc, spec, log_dir, None, true)?;
     Ok((stats, audit.unwrap_or_default()))
 }
 
@@ -88,8 +105,16 @@ fn run_engine(
     log_dir: Option<&Path>,
     progress: Option<&dyn Fn(Time, u64)>,
     audit: bool,
-) -> Result<(RunStats, Option<Audit>)> {
-    let policy = policy::build(spec, sc).map_err(|e| policy_error(sc, spec, e))?;
+) -> Result<(RunStats, Option<Audit>, Option<TopologyStats>)> {
+    let run_sc = sc.for_run(spec);
+    let sc: &Scenario = &run_sc;
+    let counted = Rc::new(RefCell::new(TopologyStats::default()));
+    let policy: Box<dyn Policy + '_> = match sc.run_topology() {
+        None => policy::build(spec, sc).map_err(|e| policy_error(sc, spec, e))?,
+        Some(t) => Box::new(
+            Dispatcher::build(sc, spec, t, Rc::clone(&counted)).map_err(|e| policy_error(sc, spec, e))?,
+        ),
+    };
     let mut engine = Engine::new(sc, policy, spec.spare, log_dir)?;
     if audit {
         engine = engine.with_audit();
@@ -98,11 +123,12 @@ fn run_engine(
         engine = engine.with_progress(p);
     }
     let mut stream = ArrivalStream::new(sc);
-    let out = engine.run(&mut stream)?;
-    match stream.take_error() {
-        Some(e) => Err(e),
-        None => Ok(out),
+    let (stats, audit) = engine.run(&mut stream)?;
+    if let Some(e) = stream.take_error() {
+        return Err(e);
     }
+    let placed = sc.topology.map(|_| counted.take());
+    Ok((stats, audit, placed))
 }
 
 /// Runs every policy of `sc` and writes the results folder; returns the
@@ -134,9 +160,12 @@ pub fn run_all(
         let log_dir = (opts.logs == Logs::Full).then_some(dir.as_path());
         let label = spec.label.clone();
         let cb = |t: Time, n: u64| progress(&label, t, n);
-        let stats = simulate(sc, spec, log_dir, Some(&cb), opts.audit)?;
-        let result = PolicyResult::new(spec, sc, &stats);
+        let (stats, placed) = simulate_placed(sc, spec, log_dir, Some(&cb), opts.audit)?;
+        let result = PolicyResult::new(spec, &sc.for_run(spec), &stats);
         tables::write_summary(&dir.join("summary.csv"), &result)?;
+        if let (Some(counted), Some(t)) = (&placed, spec.topology) {
+            crate::output::topology::write(&dir, &sc.topologies[t], counted, stats.makespan)?;
+        }
         runs.push(PolicyRun { spec: spec.clone(), stats, result });
     }
     let rows: Vec<_> = runs.iter().map(|r| &r.result.comparison).collect();

@@ -53,6 +53,7 @@ fn stages_import_only_earlier_stages() {
         "workload",
         "admission",
         "policy",
+        "topology",
         "accounting",
         "engine",
         "scenario",

@@ -1,7 +1,7 @@
 //! Live jobs: a slab indexed by slot, so memory follows the number of jobs in
 //! the system, not the length of the run.
 
-use crate::model::{ClassId, Res, TenantId};
+use crate::model::{ClassId, PoolId, QueueId, Res, TenantId};
 use crate::time::Time;
 
 /// A job as the workload produces it, before the engine assigns its id.
@@ -80,6 +80,10 @@ pub struct Job {
     pub attempts: u32,
     pub first_start: Option<Time>,
     pub state: JobState,
+    /// Under a topology, the queue the job was routed to and the pool that
+    /// last started it (0 and 0 otherwise); they fit in the struct's padding.
+    pub queue: QueueId,
+    pub pool: PoolId,
 }
 
 impl Job {
@@ -98,6 +102,8 @@ impl Job {
             attempts: 0,
             first_start: None,
             state: JobState::Queued,
+            queue: 0,
+            pool: 0,
         }
     }
 }

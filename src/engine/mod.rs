@@ -82,8 +82,10 @@ impl PartialOrd for Attempt {
 pub struct Engine<'s> {
     sc: &'s Scenario,
     admission: Box<dyn Admission>,
-    policy: Box<dyn Policy>,
+    policy: Box<dyn Policy + 's>,
     spare: Spare,
+    /// Whether the policy places jobs in queues and pools (a topology).
+    placed: bool,
     now: Time,
     jobs: JobTable,
     loads: Vec<TenantLoad>,
@@ -107,7 +109,7 @@ impl<'s> Engine<'s> {
     /// An engine for `policy` over `sc`, writing per-run logs into `log_dir` if given.
     pub fn new(
         sc: &'s Scenario,
-        policy: Box<dyn Policy>,
+        policy: Box<dyn Policy + 's>,
         spare: Spare,
         log_dir: Option<&Path>,
     ) -> Result<Self> {
@@ -118,6 +120,7 @@ impl<'s> Engine<'s> {
             admission: Box::new(AcceptAll),
             policy,
             spare,
+            placed: sc.topology.is_some(),
             now: 0,
             jobs: JobTable::default(),
             loads,
@@ -271,6 +274,10 @@ impl<'s> Engine<'s> {
         let job = self.jobs.get(slot);
         self.rec.on_queued(job, slot, self.loads[t].queued);
         self.policy.push(job, slot, self.now);
+        if self.placed {
+            // the queue the topology routed it to, for jobs.csv
+            self.jobs.get_mut(slot).queue = self.policy.placement(slot).0;
+        }
     }
 
     /// Ends the queued jobs the policy expired during the last pick.
@@ -434,6 +441,9 @@ impl<'s> Engine<'s> {
     fn start(&mut self, slot: Slot) -> Result<()> {
         let now = self.now;
         let job = self.jobs.get_mut(slot);
+        if self.placed {
+            (job.queue, job.pool) = self.policy.placement(slot);
+        }
         job.state = JobState::Running;
         job.attempts += 1;
         job.first_start.get_or_insert(now);

@@ -7,11 +7,15 @@
 
 pub mod policy;
 pub mod tenants;
+pub mod topology;
 pub mod trace;
 pub mod workload;
 
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
 pub use tenants::{GeneratedSet, TenantSpec, Tenants, MAX_TENANTS};
+pub use topology::{
+    Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, Throttle, TopologySpec, MAX_QUEUES,
+};
 pub use trace::{CsvColumns, TimeFormat, TraceFormat, TraceScan, TraceSpec};
 pub use workload::{ArrivalSpec, EntrySpec, FailureSpec, ServiceSpec};
 
@@ -63,6 +67,33 @@ pub struct Scenario {
     pub traces: Vec<TraceSpec>,
     /// Policies in file order (labels unique).
     pub policies: Vec<PolicySpec>,
+    /// Named topologies (`topologies:`), in file order; a policy entry picks
+    /// one with `topology: NAME` (see [`PolicySpec::topology`]).
+    pub topologies: Vec<TopologySpec>,
+    /// The topology of the run this copy of the scenario is for (see
+    /// [`Scenario::for_run`]); `None` as loaded, and for the default topology.
+    pub topology: Option<usize>,
+}
+
+impl Scenario {
+    /// The scenario as one policy's run sees it: under a topology, a copy
+    /// whose `workers` is the pools' total and whose `topology` is set.
+    pub fn for_run(&self, spec: &PolicySpec) -> std::borrow::Cow<'_, Scenario> {
+        match spec.topology {
+            None => std::borrow::Cow::Borrowed(self),
+            Some(i) => {
+                let mut sc = self.clone();
+                sc.workers = self.topologies[i].workers();
+                sc.topology = Some(i);
+                std::borrow::Cow::Owned(sc)
+            }
+        }
+    }
+
+    /// The topology of this run, if any.
+    pub fn run_topology(&self) -> Option<&TopologySpec> {
+        self.topology.map(|i| &self.topologies[i])
+    }
 }
 
 /// One job class.

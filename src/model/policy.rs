@@ -34,6 +34,9 @@ pub struct PolicySpec {
     pub column: usize,
     pub spare: Spare,
     pub params: Params,
+    /// Index in [`super::Scenario::topologies`] of the queues and pools this
+    /// run uses; `None` for one queue served by all `workers`.
+    pub topology: Option<usize>,
 }
 
 impl PolicySpec {

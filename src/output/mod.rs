@@ -6,8 +6,8 @@ pub mod charts;
 pub mod console;
 pub mod estimate;
 pub mod folder;
-
 pub mod report;
 pub mod tables;
+pub mod topology;
 
 pub use folder::StagedDir;

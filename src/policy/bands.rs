@@ -176,6 +176,10 @@ impl Policy for Bands {
         self.lanes.next_wakeup()
     }
 
+    fn may_wake(&self) -> bool {
+        true
+    }
+
     /// The top-priority class with work; a floor may send the pick elsewhere,
     /// which costs only the hint.
     fn next_hint(&self) -> Option<(Slot, TenantId)> {

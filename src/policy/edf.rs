@@ -132,6 +132,8 @@ mod tests {
             attempts: 0,
             first_start: None,
             state: JobState::Queued,
+            queue: 0,
+            pool: 0,
         }
     }
 

@@ -84,6 +84,10 @@ impl Policy for PriorityThen {
         self.lanes.next_wakeup()
     }
 
+    fn may_wake(&self) -> bool {
+        true
+    }
+
     fn next_hint(&self) -> Option<(Slot, TenantId)> {
         self.lanes.next_hint(&self.order)
     }

@@ -34,7 +34,7 @@ mod wfq;
 
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
-use crate::model::{Param, PolicySpec, Scenario, TenantId};
+use crate::model::{Param, PolicySpec, PoolId, QueueId, Scenario, TenantId};
 use crate::time::Time;
 
 pub use keyed::KeyedQueue;
@@ -67,6 +67,16 @@ pub trait Policy {
     /// happens (planners, throttles); `None` when it does not need a timer.
     fn next_wakeup(&self) -> Option<Time> {
         None
+    }
+    /// Whether [`Policy::next_wakeup`] can ever return a time (so that a
+    /// topology asks only the queues whose policy may wake).
+    fn may_wake(&self) -> bool {
+        false
+    }
+    /// Under a topology, the queue and pool of the job in `slot` that the
+    /// last `pick` returned.
+    fn placement(&self, _slot: Slot) -> (QueueId, PoolId) {
+        (0, 0)
     }
     /// A cheap guess, from what the policy has at hand, of the job (and its
     /// tenant) that its next `pick` will propose; `None` when it has no

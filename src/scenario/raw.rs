@@ -133,6 +133,7 @@ pub struct RawScenario {
     pub classes: Option<Spanned<NamedMap<Spanned<Option<RawClass>>>>>,
     pub workload: Option<Spanned<Vec<Spanned<RawEntry>>>>,
     pub policies: Option<Spanned<Vec<Spanned<RawPolicy>>>>,
+    pub topologies: Option<Spanned<NamedMap<Spanned<RawTopology>>>>,
 }
 
 impl RawScenario {
@@ -147,7 +148,72 @@ impl RawScenario {
             && self.classes.is_none()
             && self.workload.is_none()
             && self.policies.is_none()
+            && self.topologies.is_none()
     }
+}
+
+/// One named topology: queues, routing rules, pools.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTopology {
+    /// Names, or `{prefix: s, count: 10}` for s0..s9.
+    pub queues: Option<Spanned<Vec<Spanned<RawValue>>>>,
+    pub route: Option<Spanned<Vec<Spanned<RawRoute>>>>,
+    pub pools: Option<Spanned<Vec<Spanned<RawPool>>>>,
+}
+
+/// A routing rule: an optional match (`class`, `tenant`: a name or a list)
+/// and one action (`to`, `shard`, `shuffle_shard`, or `throttle` with `to`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRoute {
+    pub class: Option<Spanned<RawValue>>,
+    pub tenant: Option<Spanned<RawValue>>,
+    pub to: Option<Spanned<String>>,
+    pub shard: Option<Spanned<RawShard>>,
+    pub shuffle_shard: Option<Spanned<RawShuffleShard>>,
+    pub throttle: Option<Spanned<RawThrottle>>,
+}
+
+/// `shard: {count: 10, prefix: s}`: queues s0..s9.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawShard {
+    pub count: Spanned<u32>,
+    pub prefix: Option<Spanned<String>>,
+}
+
+/// `shuffle_shard: {count: 10, per_tenant: 2, prefix: s}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawShuffleShard {
+    pub count: Spanned<u32>,
+    pub per_tenant: Spanned<u32>,
+    pub prefix: Option<Spanned<String>>,
+}
+
+/// `throttle: {rate: 10/m, burst: 20}` or `throttle: {limit: 100, window: 1h}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawThrottle {
+    pub rate: Option<Spanned<Rate>>,
+    pub burst: Option<Spanned<f64>>,
+    pub limit: Option<Spanned<u32>>,
+    pub window: Option<Spanned<Dur>>,
+}
+
+/// A pool: `{name: all, workers: 10, queues: [main, slow], poll: weighted,
+/// weights: [4, 1]}`; with `count: N`, N pools named `name0..`, where `{i}`
+/// (or `{i+K}`, modulo N) in a queue name stands for the pool's index.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPool {
+    pub name: Spanned<String>,
+    pub workers: Spanned<u32>,
+    pub queues: Spanned<Vec<Spanned<String>>>,
+    pub poll: Option<Spanned<String>>,
+    pub weights: Option<Spanned<Vec<Spanned<f64>>>>,
+    pub count: Option<Spanned<u32>>,
 }
 
 /// `log: {tick: 1s, window: 10s}`.

@@ -24,6 +24,8 @@ pub enum Purpose {
     Workload = 1,
     /// A policy's own random choices (lottery, shuffle-sharding).
     Policy = 2,
+    /// A topology's routing and polling draws, and shuffle-shard subsets.
+    Routing = 3,
 }
 
 /// The stream for (seed, index, purpose).

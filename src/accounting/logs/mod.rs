@@ -40,7 +40,7 @@ impl Logs {
             "jobs.csv",
             &[
                 "job", "tenant", "class", "arrival", "start", "finish", "wait", "service", "attempts",
-                "outcome",
+                "outcome", "queue", "pool",
             ],
         )?;
         Ok(Logs { jobs, ticks: TickLog::new(sc, dir)?, series, fairness })
@@ -123,6 +123,20 @@ impl Logs {
         w.secs(job.service);
         w.int(job.attempts as u64);
         w.text(outcome.as_str());
+        match sc.run_topology() {
+            // a job that never started has a queue but no pool
+            Some(t) => {
+                w.text(&t.queues[job.queue as usize]);
+                match job.first_start {
+                    Some(_) => w.text(&t.pools[job.pool as usize].name),
+                    None => w.empty(),
+                }
+            }
+            None => {
+                w.empty();
+                w.empty();
+            }
+        }
         w.end()
     }
 

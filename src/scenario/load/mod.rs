@@ -6,6 +6,7 @@
 mod entries;
 mod policies;
 mod tenants;
+mod topology;
 mod traces;
 
 use std::path::Path;
@@ -179,11 +180,18 @@ struct Builder<'a> {
     resources: Vec<(String, u64)>,
     tenants: Tenants,
     classes: Vec<ClassSpec>,
+    topologies: Vec<TopologySpec>,
 }
 
 impl<'a> Builder<'a> {
     fn new(path: &'a Path) -> Self {
-        Builder { path, resources: Vec::new(), tenants: Tenants::default(), classes: Vec::new() }
+        Builder {
+            path,
+            resources: Vec::new(),
+            tenants: Tenants::default(),
+            classes: Vec::new(),
+            topologies: Vec::new(),
+        }
     }
 
     fn err_at<T>(&self, at: &Spanned<T>, msg: impl Into<String>) -> Error {
@@ -224,6 +232,7 @@ impl<'a> Builder<'a> {
         }
         self.build_classes(raw.classes.as_ref())?;
         let (workload, traces) = self.workload(raw.workload.as_ref())?;
+        self.topologies = self.build_topologies(raw.topologies.as_ref())?;
         let policies = self.build_policies(raw.policies.as_ref())?;
         Ok(Scenario {
             name,
@@ -238,6 +247,8 @@ impl<'a> Builder<'a> {
             workload,
             traces,
             policies,
+            topologies: self.topologies,
+            topology: None,
         })
     }
 

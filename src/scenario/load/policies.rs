@@ -27,7 +27,7 @@ pub const RESERVED_LABELS: [&str; 6] =
 const MAX_LABEL_BYTES: usize = 200;
 
 /// The keys every entry may have besides its policy's parameters.
-const COMMON_KEYS: [&str; 3] = ["policy", "label", "spare"];
+const COMMON_KEYS: [&str; 4] = ["policy", "label", "spare", "topology"];
 
 type Entries = [(Spanned<String>, Spanned<RawValue>)];
 
@@ -161,6 +161,7 @@ impl Builder<'_> {
                 "policy" => {}
                 "label" => spec.label = self.label(value)?.to_string(),
                 "spare" => spec.spare = self.spare(value)?,
+                "topology" => spec.topology = Some(self.topology_of(value)?),
                 name => {
                     let param = self.param_of(info, key)?;
                     let (l, c) = pos(value);
@@ -169,6 +170,25 @@ impl Builder<'_> {
             }
         }
         Ok(spec)
+    }
+
+    /// `topology: NAME`: the index of a topology declared under `topologies:`.
+    fn topology_of(&self, v: &Spanned<RawValue>) -> Result<usize> {
+        let names: Vec<&str> = self.topologies.iter().map(|t| t.name.as_str()).collect();
+        if let RawValue::Scalar(t) = &v.value {
+            if let Some(i) = names.iter().position(|n| *n == t.text) {
+                return Ok(i);
+            }
+        }
+        let declared = if names.is_empty() {
+            "none are declared".to_string()
+        } else {
+            format!("declared: {}", names.join(", "))
+        };
+        Err(self.err_at(
+            v,
+            format!("`topology: {}` names no topology under `topologies:` ({declared}); declare it or fix the name", show(&v.value)),
+        ))
     }
 
     fn spare(&self, v: &Spanned<RawValue>) -> Result<Spare> {
@@ -264,6 +284,13 @@ impl Builder<'_> {
     fn inner_policy(&self, form: Form, at: &Spanned<RawValue>) -> Result<Value> {
         let (line, col) = pos(at);
         let mut inner = self.policy_entry(form, line, col)?;
+        if inner.topology.is_some() {
+            return Err(self.err_line(
+                line,
+                col,
+                "`topology` belongs to the outer policy entry (a wrapped policy orders jobs inside its queues); move it out",
+            ));
+        }
         if inner.label.is_empty() {
             inner.label = inner.kind.clone();
         }

@@ -1,0 +1,95 @@
+//! Topologies: named queues, routing rules that choose a job's queue at
+//! enqueue, and pools of workers that poll lists of queues. The default
+//! topology (one queue, one pool of `workers`) is the absence of one.
+//!
+//! This is how Sidekiq, Solid Queue, GoodJob and BullMQ deployments are built
+//! (the fair-by-design article's strategies, the priority-classes article's
+//! dedicated pools and long-job pool): see docs/scenario.md, `topologies`.
+
+use super::{ClassId, TenantId};
+use crate::time::Time;
+
+/// Index of a queue in [`TopologySpec::queues`].
+pub type QueueId = u16;
+/// Index of a pool in [`TopologySpec::pools`].
+pub type PoolId = u16;
+
+/// Most queues (and most pools) one topology may declare: ids are 16 bits,
+/// stored beside each job.
+pub const MAX_QUEUES: usize = 65_535;
+
+/// One named topology.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopologySpec {
+    pub name: String,
+    /// Queue names, in declaration order.
+    pub queues: Vec<String>,
+    /// Routing rules, in order; the first that matches places the job. A job
+    /// no rule places goes to the first queue.
+    pub route: Vec<RouteRule>,
+    pub pools: Vec<PoolSpec>,
+}
+
+impl TopologySpec {
+    /// Workers over all pools.
+    pub fn workers(&self) -> u32 {
+        self.pools.iter().map(|p| p.workers).sum()
+    }
+}
+
+/// A routing rule: which jobs it applies to, and where it sends them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteRule {
+    /// Only jobs of these classes (all when empty).
+    pub classes: Vec<ClassId>,
+    /// Only jobs of these tenants (all when empty).
+    pub tenants: Vec<TenantId>,
+    pub action: RouteAction,
+}
+
+/// Where a matching job goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RouteAction {
+    /// Always to this queue.
+    To(QueueId),
+    /// To `queues[hash(tenant name) mod queues.len()]` (plain sharding).
+    Shard { queues: Vec<QueueId> },
+    /// Each tenant owns a seeded `per_tenant`-subset of `queues`; each job
+    /// goes to one of the tenant's queues, drawn at random.
+    ShuffleShard { queues: Vec<QueueId>, per_tenant: u32 },
+    /// To `to` when the tenant's limit overflows; otherwise the rule does not
+    /// match and the next rule decides.
+    Throttle { limit: Throttle, to: QueueId },
+}
+
+/// A per-tenant enqueue limit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Throttle {
+    /// A leaky bucket: each job pours one unit in, the bucket drains `rate`
+    /// units per second and holds `burst`; a job that would spill overflows.
+    Bucket { rate: f64, burst: f64 },
+    /// A sliding-window counter (sidekiq-fair_tenant): a job overflows when
+    /// the tenant already enqueued `limit` jobs in the last `window`.
+    Window { limit: u32, window: Time },
+}
+
+/// How a free worker chooses among its pool's queues.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Poll {
+    /// The first queue in list order with a claimable job.
+    Strict,
+    /// A fresh weighted random order per fetch (Sidekiq's `-q main,4 -q
+    /// slow,1`): queue q comes first with probability w_q / sum of the
+    /// weights of the queues with claimable work.
+    Weighted(Vec<f64>),
+}
+
+/// A group of identical workers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolSpec {
+    pub name: String,
+    pub workers: u32,
+    /// The queues its workers fetch from, in poll order.
+    pub queues: Vec<QueueId>,
+    pub poll: Poll,
+}

@@ -1,0 +1,84 @@
+//! `queues.csv`, `pools.csv` and `routes.csv` of a run under a topology:
+//! what each queue received and served, how busy each pool was, which
+//! routing rule placed how many jobs.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::model::{RouteAction, Throttle, TopologySpec};
+use crate::time::{fmt_secs, Time};
+use crate::topology::TopologyStats;
+
+/// Writes the three files into the run's folder `dir`.
+pub fn write(dir: &Path, t: &TopologySpec, s: &TopologyStats, makespan: Time) -> Result<()> {
+    let mut q = String::from("queue,routed,started,max_depth,wait_mean,wait_max\n");
+    for (i, name) in t.queues.iter().enumerate() {
+        let mean = if s.started[i] == 0 {
+            String::new()
+        } else {
+            fmt_secs((s.wait_sum[i] / u128::from(s.started[i])) as Time)
+        };
+        let max = if s.started[i] == 0 { String::new() } else { fmt_secs(s.wait_max[i]) };
+        q.push_str(&format!(
+            "{},{},{},{},{mean},{max}\n",
+            field(name),
+            s.routed[i],
+            s.started[i],
+            s.max_depth[i]
+        ));
+    }
+    let mut p = String::from("pool,workers,queues,started,busy,utilization\n");
+    for (i, pool) in t.pools.iter().enumerate() {
+        let queues: Vec<&str> = pool.queues.iter().map(|&q| t.queues[q as usize].as_str()).collect();
+        let busy = s.pool_busy[i];
+        let util = if makespan == 0 {
+            String::new()
+        } else {
+            format!("{:.6}", busy as f64 / (f64::from(pool.workers) * makespan as f64))
+        };
+        p.push_str(&format!(
+            "{},{},{},{},{},{util}\n",
+            field(&pool.name),
+            pool.workers,
+            field(&queues.join(" ")),
+            s.pool_started[i],
+            fmt_secs(busy.min(Time::MAX as u128) as Time)
+        ));
+    }
+    let mut r = String::from("rule,action,jobs\n");
+    for (i, rule) in t.route.iter().enumerate() {
+        r.push_str(&format!("{},{},{}\n", i + 1, field(&describe(t, &rule.action)), s.rule_matched[i]));
+    }
+    r.push_str(&format!(",unrouted (first queue),{}\n", s.unrouted));
+    for (name, text) in [("queues.csv", q), ("pools.csv", p), ("routes.csv", r)] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
+    }
+    Ok(())
+}
+
+/// A rule's action in words: `to slow`, `shard over 10`, ...
+fn describe(t: &TopologySpec, a: &RouteAction) -> String {
+    match a {
+        RouteAction::To(q) => format!("to {}", t.queues[*q as usize]),
+        RouteAction::Shard { queues } => format!("shard over {}", queues.len()),
+        RouteAction::ShuffleShard { queues, per_tenant } => {
+            format!("shuffle_shard {per_tenant} of {}", queues.len())
+        }
+        RouteAction::Throttle { limit: Throttle::Bucket { rate, burst }, to } => {
+            format!("throttle bucket {rate}/s burst {burst} to {}", t.queues[*to as usize])
+        }
+        RouteAction::Throttle { limit: Throttle::Window { limit, window }, to } => {
+            format!("throttle {limit} per {} s to {}", fmt_secs(*window), t.queues[*to as usize])
+        }
+    }
+}
+
+/// A CSV field, quoted when it must be.
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}

@@ -1,0 +1,274 @@
+//! Queues, pools and routing: a [`Dispatcher`] runs a topology's queues,
+//! each ordered by its own instance of the run's policy, behind the
+//! [`Policy`] interface, so the engine (caps, fit, lending, accounting) is
+//! the same for every topology and the default topology pays nothing.
+//!
+//! At enqueue the [`route::Router`] places a job in one queue (a retry goes
+//! back to the queue it came from). When the engine has a free worker, the
+//! dispatcher takes the lowest-numbered pool that has a free worker and may
+//! have work, and lets it poll its non-empty queues in its poll order; the
+//! first queue whose policy proposes a job the gate admits wins. A pool that
+//! finds nothing is set aside until one of its queues gets a job, a tenant
+//! in them is unparked, or one of its workers finishes.
+
+pub mod pools;
+pub mod route;
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+use rand_pcg::Pcg64;
+
+use crate::core::{Gate, Job, JobTable, Slot};
+use crate::model::{PolicySpec, PoolId, QueueId, Scenario, TenantId, TopologySpec};
+use crate::policy::{flows::label_hash, Policy};
+use crate::time::Time;
+use crate::workload::rng::{self, Purpose};
+
+use pools::Pool;
+use route::Router;
+
+/// What a topology run counted, for `queues.csv` and `pools.csv`.
+#[derive(Debug, Clone, Default)]
+pub struct TopologyStats {
+    /// Per queue: jobs routed in at arrival.
+    pub routed: Vec<u64>,
+    /// Per queue: attempts started from it.
+    pub started: Vec<u64>,
+    /// Per queue: most jobs queued at once.
+    pub max_depth: Vec<u64>,
+    /// Per queue: sum and maximum of the waits (since claimable) of the
+    /// attempts started from it, in microseconds.
+    pub wait_sum: Vec<u128>,
+    pub wait_max: Vec<Time>,
+    /// Per pool: attempts started, and worker-microseconds of attempts ended.
+    pub pool_started: Vec<u64>,
+    pub pool_busy: Vec<u128>,
+    /// Per routing rule: jobs it placed; `unrouted`: jobs no rule placed.
+    pub rule_matched: Vec<u64>,
+    pub unrouted: u64,
+}
+
+pub struct Dispatcher<'s> {
+    sc: &'s Scenario,
+    queues: Vec<Box<dyn Policy>>,
+    depth: Vec<u64>,
+    /// Per queue: (pool, position of the queue in the pool's list).
+    subscribers: Vec<Vec<(PoolId, u32)>>,
+    pools: Vec<Pool>,
+    /// Pools with a free worker that may find work.
+    ready: BTreeSet<PoolId>,
+    router: Router,
+    /// Per slot: the job's queue and the pool that started it.
+    placement: Vec<(QueueId, PoolId)>,
+    /// Per parked tenant: the queues whose policy parked it.
+    parked_in: HashMap<TenantId, Vec<QueueId>>,
+    rng: Pcg64,
+    order: Vec<QueueId>,
+    wakes: bool,
+    stats: Rc<RefCell<TopologyStats>>,
+}
+
+impl<'s> Dispatcher<'s> {
+    /// A dispatcher for `topology`, one `spec` policy per queue.
+    pub fn new(
+        sc: &'s Scenario,
+        topology: &TopologySpec,
+        queues: Vec<Box<dyn Policy>>,
+        stats: Rc<RefCell<TopologyStats>>,
+    ) -> Self {
+        let n = topology.queues.len();
+        let mut subscribers = vec![Vec::new(); n];
+        for (p, pool) in topology.pools.iter().enumerate() {
+            for (i, &q) in pool.queues.iter().enumerate() {
+                subscribers[q as usize].push((p as PoolId, i as u32));
+            }
+        }
+        {
+            let mut s = stats.borrow_mut();
+            *s = TopologyStats {
+                routed: vec![0; n],
+                started: vec![0; n],
+                max_depth: vec![0; n],
+                wait_sum: vec![0; n],
+                wait_max: vec![0; n],
+                pool_started: vec![0; topology.pools.len()],
+                pool_busy: vec![0; topology.pools.len()],
+                rule_matched: vec![0; topology.route.len()],
+                unrouted: 0,
+            };
+        }
+        let wakes = queues.iter().any(|q| q.may_wake());
+        Dispatcher {
+            sc,
+            queues,
+            depth: vec![0; n],
+            subscribers,
+            pools: topology.pools.iter().map(Pool::new).collect(),
+            ready: BTreeSet::new(),
+            router: Router::new(&topology.route, sc, &topology.name),
+            placement: Vec::new(),
+            parked_in: HashMap::new(),
+            rng: rng::stream(sc.seed, label_hash(&topology.name) ^ 1, Purpose::Routing),
+            order: Vec::new(),
+            wakes,
+            stats,
+        }
+    }
+
+    /// Builds the per-queue policies of `spec` and the dispatcher.
+    pub fn build(
+        sc: &'s Scenario,
+        spec: &PolicySpec,
+        topology: &TopologySpec,
+        stats: Rc<RefCell<TopologyStats>>,
+    ) -> Result<Self, crate::model::policy::ParamError> {
+        let queues = (0..topology.queues.len())
+            .map(|_| crate::policy::build(spec, sc))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Dispatcher::new(sc, topology, queues, stats))
+    }
+
+    /// Offers the pools that poll queue `q` another fetch.
+    fn wake_subscribers(&mut self, q: QueueId) {
+        for &(p, _) in &self.subscribers[q as usize] {
+            if self.pools[p as usize].free > 0 {
+                self.ready.insert(p);
+            }
+        }
+    }
+
+    fn set_depth(&mut self, q: QueueId, depth: u64) {
+        let was = self.depth[q as usize];
+        self.depth[q as usize] = depth;
+        if (was == 0) != (depth == 0) {
+            for &(p, i) in &self.subscribers[q as usize] {
+                let pool = &mut self.pools[p as usize];
+                if depth == 0 {
+                    pool.nonempty.remove(&i);
+                } else {
+                    pool.nonempty.insert(i);
+                }
+            }
+        }
+    }
+
+    /// Lets pool `p` poll its queues; the job it starts, if any.
+    fn fetch(&mut self, p: PoolId, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
+        let mut order = std::mem::take(&mut self.order);
+        self.pools[p as usize].fetch_order(&mut self.rng, &mut order);
+        let mut found = None;
+        for &q in &order {
+            let (parked, expired) = (gate.parked.len(), gate.expired.len());
+            let pick = self.queues[q as usize].pick(jobs, gate, now);
+            for &t in &gate.parked[parked..] {
+                let list = self.parked_in.entry(t).or_default();
+                if !list.contains(&q) {
+                    list.push(q);
+                }
+            }
+            let dropped = (gate.expired.len() - expired) as u64;
+            let started = u64::from(pick.is_some());
+            self.set_depth(q, self.depth[q as usize] - dropped - started);
+            if let Some(slot) = pick {
+                found = Some((slot, q));
+                break;
+            }
+        }
+        self.order = order;
+        let (slot, q) = found?;
+        let pool = &mut self.pools[p as usize];
+        pool.free -= 1;
+        if pool.free == 0 {
+            self.ready.remove(&p);
+        }
+        self.placement[slot as usize].1 = p;
+        let wait = now - jobs.get(slot).ready;
+        let mut s = self.stats.borrow_mut();
+        s.started[q as usize] += 1;
+        s.pool_started[p as usize] += 1;
+        s.wait_sum[q as usize] += u128::from(wait);
+        s.wait_max[q as usize] = s.wait_max[q as usize].max(wait);
+        Some(slot)
+    }
+}
+
+impl Policy for Dispatcher<'_> {
+    fn push(&mut self, job: &Job, slot: Slot, now: Time) {
+        let i = slot as usize;
+        if self.placement.len() <= i {
+            self.placement.resize(i + 1, (0, 0));
+        }
+        let q = if job.attempts > 0 {
+            // a retry goes back where it came from, without a new draw
+            self.placement[i].0
+        } else {
+            let (q, rule) = self.router.route(job, now, self.sc);
+            let mut s = self.stats.borrow_mut();
+            s.routed[q as usize] += 1;
+            match rule {
+                Some(r) => s.rule_matched[r] += 1,
+                None => s.unrouted += 1,
+            }
+            q
+        };
+        self.placement[i].0 = q;
+        self.queues[q as usize].push(job, slot, now);
+        let depth = self.depth[q as usize] + 1;
+        self.set_depth(q, depth);
+        let mut s = self.stats.borrow_mut();
+        s.max_depth[q as usize] = s.max_depth[q as usize].max(depth);
+        drop(s);
+        self.wake_subscribers(q);
+    }
+
+    fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
+        while let Some(&p) = self.ready.first() {
+            if let Some(slot) = self.fetch(p, jobs, gate, now) {
+                return Some(slot);
+            }
+            // nothing claimable for this pool until something changes
+            self.ready.remove(&p);
+        }
+        None
+    }
+
+    fn unpark(&mut self, tenant: TenantId, jobs: &JobTable, now: Time) {
+        for q in self.parked_in.remove(&tenant).unwrap_or_default() {
+            self.queues[q as usize].unpark(tenant, jobs, now);
+            self.wake_subscribers(q);
+        }
+    }
+
+    fn on_finish(&mut self, job: &Job, now: Time) {
+        let (q, p) = (job.queue, job.pool);
+        self.queues[q as usize].on_finish(job, now);
+        self.stats.borrow_mut().pool_busy[p as usize] += u128::from(job.service);
+        let pool = &mut self.pools[p as usize];
+        pool.free += 1;
+        if !pool.nonempty.is_empty() {
+            self.ready.insert(p);
+        }
+    }
+
+    /// Workers of one pool may idle while another pool's queues hold work.
+    fn work_conserving(&self) -> bool {
+        false
+    }
+
+    fn next_wakeup(&self) -> Option<Time> {
+        if !self.wakes {
+            return None;
+        }
+        self.queues.iter().filter_map(|q| q.next_wakeup()).min()
+    }
+
+    fn may_wake(&self) -> bool {
+        self.wakes
+    }
+
+    fn placement(&self, slot: Slot) -> (QueueId, PoolId) {
+        self.placement[slot as usize]
+    }
+}

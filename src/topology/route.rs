@@ -1,0 +1,168 @@
+//! Routing at enqueue: the first rule that matches a job chooses its queue.
+//!
+//! Shard hashes are FNV-1a of the tenant's name (the same on every machine
+//! and release); shuffle-shard subsets are drawn by Floyd's algorithm from a
+//! stream seeded by (scenario seed, that hash), so a tenant keeps its subset
+//! across runs and policies; the job-by-job choice inside the subset comes
+//! from the topology's own stream, drawn in arrival order, so every policy
+//! on one topology sees the same routing.
+
+use std::collections::{HashMap, VecDeque};
+
+use rand_pcg::Pcg64;
+
+use crate::core::Job;
+use crate::model::{QueueId, RouteAction, RouteRule, Scenario, TenantId, Throttle};
+use crate::policy::flows::label_hash;
+use crate::policy::lottery::below;
+use crate::time::Time;
+use crate::workload::rng::{self, Purpose};
+
+/// The stable shard hash of a tenant name (64-bit FNV-1a).
+pub fn shard_hash(name: &str) -> u64 {
+    label_hash(name)
+}
+
+/// The `k` shard indices (of `n`) a tenant owns under shuffle-sharding,
+/// sorted: a uniformly random k-subset, fixed by (seed, tenant name).
+pub fn shuffle_subset(seed: u64, name: &str, n: u32, k: u32) -> Vec<u32> {
+    let mut rng = rng::stream(seed, shard_hash(name), Purpose::Routing);
+    // Floyd: for j in n-k..n, add a uniform draw from 0..=j, or j itself
+    // when the draw is taken; each k-subset comes out with equal probability
+    let mut out: Vec<u32> = Vec::with_capacity(k as usize);
+    for j in (n - k)..n {
+        let t = below(&mut rng, u64::from(j) + 1) as u32;
+        out.push(if out.contains(&t) { j } else { t });
+    }
+    out.sort_unstable();
+    out
+}
+
+/// A leaky bucket's level and when it was last updated.
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    level: f64,
+    at: Time,
+}
+
+pub struct Router {
+    rules: Vec<RouteRule>,
+    seed: u64,
+    rng: Pcg64,
+    buckets: HashMap<(usize, TenantId), Bucket>,
+    /// Per (rule, tenant): the times of its last `limit` enqueues.
+    windows: HashMap<(usize, TenantId), VecDeque<Time>>,
+    name: String,
+}
+
+impl Router {
+    pub fn new(rules: &[RouteRule], sc: &Scenario, topology: &str) -> Self {
+        Router {
+            rules: rules.to_vec(),
+            seed: sc.seed,
+            rng: rng::stream(sc.seed, label_hash(topology), Purpose::Routing),
+            buckets: HashMap::new(),
+            windows: HashMap::new(),
+            name: String::new(),
+        }
+    }
+
+    /// The queue of an arriving job and the index of the rule that placed
+    /// it (`None`: no rule matched, the first queue).
+    pub fn route(&mut self, job: &Job, now: Time, sc: &Scenario) -> (QueueId, Option<usize>) {
+        for i in 0..self.rules.len() {
+            let r = &self.rules[i];
+            if (!r.classes.is_empty() && !r.classes.contains(&job.class))
+                || (!r.tenants.is_empty() && !r.tenants.contains(&job.tenant))
+            {
+                continue;
+            }
+            let q = match &r.action {
+                RouteAction::To(q) => *q,
+                RouteAction::Shard { queues } => {
+                    self.name.clear();
+                    sc.tenants.write_name(job.tenant, &mut self.name);
+                    queues[(shard_hash(&self.name) % queues.len() as u64) as usize]
+                }
+                RouteAction::ShuffleShard { queues, per_tenant } => {
+                    self.name.clear();
+                    sc.tenants.write_name(job.tenant, &mut self.name);
+                    let own = shuffle_subset(self.seed, &self.name, queues.len() as u32, *per_tenant);
+                    queues[own[below(&mut self.rng, own.len() as u64) as usize] as usize]
+                }
+                RouteAction::Throttle { limit, to } => {
+                    let to = *to;
+                    let over = match *limit {
+                        Throttle::Bucket { rate, burst } => {
+                            self.bucket_overflows(i, job.tenant, now, rate, burst)
+                        }
+                        Throttle::Window { limit, window } => {
+                            self.window_overflows(i, job.tenant, now, limit, window)
+                        }
+                    };
+                    if !over {
+                        continue;
+                    }
+                    to
+                }
+            };
+            return (q, Some(i));
+        }
+        (0, None)
+    }
+
+    /// Pours one job into the tenant's bucket; true when it would spill (the
+    /// bucket is then left as it was).
+    fn bucket_overflows(&mut self, rule: usize, t: TenantId, now: Time, rate: f64, burst: f64) -> bool {
+        let b = self.buckets.entry((rule, t)).or_insert(Bucket { level: 0.0, at: now });
+        let drained = rate * (now - b.at) as f64 / 1e6;
+        b.level = (b.level - drained).max(0.0);
+        b.at = now;
+        // a tolerance of 1e-9 jobs keeps exact-rate arrivals from spilling
+        // on rounding alone
+        if b.level + 1.0 <= burst + 1e-9 {
+            b.level += 1.0;
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Counts the job in the tenant's window; true when `limit` jobs of the
+    /// tenant were already enqueued in the `window` before it.
+    fn window_overflows(&mut self, rule: usize, t: TenantId, now: Time, limit: u32, window: Time) -> bool {
+        let times = self.windows.entry((rule, t)).or_default();
+        let over = times.len() as u32 >= limit && now - times.front().copied().unwrap_or(0) < window;
+        times.push_back(now);
+        if times.len() as u32 > limit {
+            times.pop_front();
+        }
+        over
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shuffle_subsets_are_distinct_sorted_and_fixed_by_seed_and_name() {
+        let a = shuffle_subset(7, "tenant-1", 10, 3);
+        assert_eq!(a, shuffle_subset(7, "tenant-1", 10, 3));
+        assert_eq!(a.len(), 3);
+        assert!(a.windows(2).all(|w| w[0] < w[1]) && a.iter().all(|&s| s < 10));
+        assert_eq!(shuffle_subset(7, "x", 4, 4), [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn every_pair_of_ten_shards_is_equally_likely() {
+        // 45 pairs of 10 shards; 90,000 tenants: 2,000 expected per pair,
+        // sd sqrt(2000 * 44/45) = 44; every count within 5 sd (220)
+        let mut counts = HashMap::new();
+        for i in 0..90_000 {
+            *counts.entry(shuffle_subset(1, &format!("t{i}"), 10, 2)).or_insert(0u32) += 1;
+        }
+        assert_eq!(counts.len(), 45);
+        assert!(counts.values().all(|&c| c.abs_diff(2000) < 220), "{counts:?}");
+    }
+}

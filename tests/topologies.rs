@@ -1,0 +1,271 @@
+//! Queues, pools and routing (issue 13), each against an answer derived in
+//! the test's comment: weighted and strict polling, shuffle-sharding's
+//! combinatorics and its three groups of victims, plain sharding's one in
+//! ten, throttling's two thirds, the long-job pool that lends its workers.
+
+mod common;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use common::*;
+use fairsim::topology::route::{shard_hash, shuffle_subset};
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write scenario");
+    p
+}
+
+/// Runs `text` and returns the rows of `label/jobs.csv`.
+fn jobs_of(text: &str, label: &str) -> (tempfile::TempDir, Vec<HashMap<String, String>>) {
+    let dir = tempdir();
+    let sc = write(dir.path(), "t.yaml", text);
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots", "--policy", label]);
+    let rows = read_csv(&out.join(label).join("jobs.csv"));
+    (dir, rows)
+}
+
+const TWO_QUEUES: &str = "workers: 1
+classes: {hi: {}, lo: {}}
+workload:
+  - {tenant: A, class: hi, count: 5000, service: 1s}
+  - {tenant: B, class: lo, count: 5000, service: 1s}
+topologies:
+  weighted:
+    queues: [main, slow]
+    route: [{class: lo, to: slow}, {to: main}]
+    pools: [{name: all, workers: 1, queues: [main, slow], poll: weighted, weights: [4, 1]}]
+  strict:
+    queues: [main, slow]
+    route: [{class: lo, to: slow}, {to: main}]
+    pools: [{name: all, workers: 1, queues: [main, slow]}]
+policies:
+  - {policy: fifo, topology: weighted, label: weighted}
+  - {policy: fifo, topology: strict, label: strict}
+";
+
+#[test]
+fn weighted_polling_splits_two_backlogged_queues_four_to_one() {
+    // One worker, 5,000 one-second jobs in each queue at t = 0. While both
+    // hold work, each fetch takes main first with probability 4/5. In the
+    // first 5,000 dispatches (main has 5,000, so it cannot run dry sooner)
+    // main's count is binomial(5000, 0.8): mean 4,000, sd sqrt(5000 * 0.16)
+    // = 28.3; bound 4 sd = 113.
+    let (_d, rows) = jobs_of(TWO_QUEUES, "weighted");
+    let early: Vec<_> = rows.iter().filter(|r| secs(&r["start"]) < 5000.0).collect();
+    assert_eq!(early.len(), 5000);
+    let main = early.iter().filter(|r| r["queue"] == "main").count();
+    assert!(main.abs_diff(4000) < 113, "{main} of 5000 from main");
+    assert!(rows.iter().all(|r| r["pool"] == "all"));
+}
+
+#[test]
+fn strict_polling_never_serves_the_second_queue_while_the_first_has_work() {
+    // main's 5,000 jobs run at 0..4999, then slow's at 5000..9999.
+    let (_d, rows) = jobs_of(TWO_QUEUES, "strict");
+    let last_main =
+        rows.iter().filter(|r| r["queue"] == "main").map(|r| secs(&r["start"])).fold(0.0, f64::max);
+    let first_slow =
+        rows.iter().filter(|r| r["queue"] == "slow").map(|r| secs(&r["start"])).fold(f64::MAX, f64::min);
+    assert_eq!((last_main, first_slow), (4999.0, 5000.0));
+}
+
+#[test]
+fn shuffle_sharding_pairs_match_the_combinatorics() {
+    // 10 shards, 2 per tenant: C(10, 2) = 45 pairs. For a given tenant, the
+    // fraction of others with the same pair is 1/45 (0.0222) and the
+    // fraction sharing no shard C(8, 2)/45 = 28/45 (0.6222). Over 9,999
+    // others, binomial sd sqrt(p (1 - p) / n): 0.00147 and 0.00485; bounds
+    // 4 sd.
+    let me = shuffle_subset(1, "me", 10, 2);
+    let n = 9999.0;
+    let (mut same, mut none) = (0.0, 0.0);
+    for i in 0..9999 {
+        let other = shuffle_subset(1, &format!("t{i}"), 10, 2);
+        same += f64::from(other == me);
+        none += f64::from(other.iter().all(|s| !me.contains(s)));
+    }
+    assert!((same / n - 1.0 / 45.0).abs() < 0.0059, "{}", same / n);
+    assert!((none / n - 28.0 / 45.0).abs() < 0.0194, "{}", none / n);
+}
+
+/// A flood by `greedy` (10,000 one-second jobs at t = 0) and 450 small
+/// tenants with 1,800 jobs of 10 ms (450 at each of 10, 110, 210, 310 s,
+/// each to a tenant drawn at random), one worker per shard queue s0..s9,
+/// routed by `rule`.
+fn flood(rule: &str) -> String {
+    format!(
+        "seed: 1
+workers: 1
+workload:
+  - {{tenant: greedy, count: 10000, service: 1s}}
+  - {{tenants: {{count: 450, prefix: small}}, count: 450, at: 10s, service: 10ms}}
+  - {{tenants: {{count: 450, prefix: small}}, count: 450, at: 110s, service: 10ms}}
+  - {{tenants: {{count: 450, prefix: small}}, count: 450, at: 210s, service: 10ms}}
+  - {{tenants: {{count: 450, prefix: small}}, count: 450, at: 310s, service: 10ms}}
+topologies:
+  shards:
+    queues: [{{prefix: s, count: 10}}]
+    route: [{rule}]
+    pools: [{{name: p, count: 10, workers: 1, queues: [\"s{{i}}\"]}}]
+policies:
+  - {{policy: fifo, topology: shards, label: sharded}}
+"
+    )
+}
+
+/// Per small tenant: its jobs' (queue, wait).
+fn small_waits(rows: &[HashMap<String, String>]) -> HashMap<String, Vec<(String, f64)>> {
+    let mut m: HashMap<String, Vec<(String, f64)>> = HashMap::new();
+    for r in rows.iter().filter(|r| r["tenant"] != "greedy") {
+        m.entry(r["tenant"].clone()).or_default().push((r["queue"].clone(), secs(&r["wait"])));
+    }
+    m
+}
+
+#[test]
+fn shuffle_sharding_sorts_the_small_tenants_into_three_groups() {
+    // greedy's 10,000 jobs split over its two shards (about 5,000 s of work
+    // each); small jobs arrive by t = 310 s, so one that lands on a greedy
+    // shard waits more than 4,000 s, and one that does not waits at most
+    // the burst of other small jobs ahead of it in its shard (about 45 jobs
+    // of 10 ms). So by the tenant's overlap with greedy's pair: none shared,
+    // every wait < 1 s; both shared, every wait > 4,000 s; one shared, each
+    // job waits > 4,000 s exactly when its queue is the shared one. The
+    // group sizes follow 28/45, 16/45 and 1/45 of the n small tenants
+    // (about 280, 160 and 10 of 450), within 4 binomial sd.
+    let (_d, rows) = jobs_of(&flood("{shuffle_shard: {count: 10, per_tenant: 2, prefix: s}}"), "sharded");
+    let g: BTreeSet<String> = shuffle_subset(1, "greedy", 10, 2).iter().map(|s| format!("s{s}")).collect();
+    let greedy_queues: BTreeSet<String> =
+        rows.iter().filter(|r| r["tenant"] == "greedy").map(|r| r["queue"].clone()).collect();
+    assert_eq!(greedy_queues, g);
+    let (mut none, mut one, mut both) = (0, 0, 0);
+    // about 450 (449/450)^1800 = 8 small tenants draw no job; the groups
+    // are counted over those with jobs
+    let waits = small_waits(&rows);
+    let n = waits.len() as f64;
+    assert!(n > 420.0, "{n} small tenants with jobs");
+    for (tenant, jobs) in waits {
+        let own: BTreeSet<String> =
+            shuffle_subset(1, &tenant, 10, 2).iter().map(|s| format!("s{s}")).collect();
+        let shared = own.intersection(&g).count();
+        for (q, wait) in &jobs {
+            assert!(own.contains(q), "{tenant}'s job in {q}, outside its shards {own:?}");
+            let blocked = g.contains(q);
+            assert!(if blocked { *wait > 4000.0 } else { *wait < 1.0 }, "{tenant} {q} waited {wait}");
+        }
+        match shared {
+            0 => none += 1,
+            1 => one += 1,
+            _ => both += 1,
+        }
+    }
+    for (count, p, what) in
+        [(none, 28.0 / 45.0, "none"), (one, 16.0 / 45.0, "one"), (both, 1.0 / 45.0, "both")]
+    {
+        let sd = (n * p * (1.0 - p)).sqrt();
+        assert!((f64::from(count) - n * p).abs() <= 4.0 * sd, "{what} shared: {count} of {n}");
+    }
+}
+
+#[test]
+fn plain_sharding_blocks_the_tenants_of_the_greedy_shard_one_in_ten() {
+    // shard = FNV-1a(name) mod 10. A small tenant shares greedy's shard with
+    // probability 1/10: 45 of 450 expected, sd 6.4, bound 4 sd; those wait
+    // behind 10,000 s of work, the others under 1 s.
+    let (_d, rows) = jobs_of(&flood("{shard: {count: 10, prefix: s}}"), "sharded");
+    let g = format!("s{}", shard_hash("greedy") % 10);
+    let mut blocked = 0;
+    for (tenant, jobs) in small_waits(&rows) {
+        let own = format!("s{}", shard_hash(&tenant) % 10);
+        for (q, wait) in &jobs {
+            assert_eq!(q, &own);
+            assert!(if own == g { *wait > 9000.0 } else { *wait < 1.0 }, "{tenant} waited {wait}");
+        }
+        blocked += usize::from(own == g);
+    }
+    assert!(blocked.abs_diff(45) <= 26, "{blocked} blocked");
+}
+
+const THROTTLED: &str = "workers: 2
+workload:
+  - {tenant: G, arrivals: {every: 1s, count: 3000}, service: 10ms}
+topologies:
+  throttled:
+    queues: [main, slow]
+    route: [{throttle: {rate: 20/m, burst: 5}, to: slow}, {to: main}]
+    pools: [{name: all, workers: 2, queues: [main, slow], poll: weighted, weights: [4, 1]}]
+policies:
+  - {policy: fifo, topology: throttled, label: throttled}
+";
+
+#[test]
+fn a_tenant_at_three_times_its_rate_sends_two_thirds_to_slow() {
+    // Bucket: drains 1/3 job per second, holds 5; one job per second at
+    // t = 0, 1, 2, ... Levels after each job: 1, 5/3, 7/3, 3, 11/3, 13/3, 5;
+    // at t = 7 the level is 14/3 and one more spills (8: 13/3 + 1 > 5 spills
+    // too), at t = 9 it is 4 and fits: from t = 6 on, one job in three
+    // passes. Jobs 0..6 pass, then 1 of every 3 of the remaining 2,993:
+    // 7 + 997 = 1,004 to main, 1,996 to slow (2/3 of 3,000 is 2,000).
+    let dir = tempdir();
+    let sc = write(dir.path(), "t.yaml", THROTTLED);
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots"]);
+    let queues = read_csv(&out.join("throttled/queues.csv"));
+    let routed: Vec<(&str, &str)> =
+        queues.iter().map(|r| (r["queue"].as_str(), r["routed"].as_str())).collect();
+    assert_eq!(routed, [("main", "1004"), ("slow", "1996")]);
+    let rules = read_csv(&out.join("throttled/routes.csv"));
+    assert_eq!(rules[0]["jobs"], "1996");
+}
+
+#[test]
+fn when_main_is_empty_the_same_workers_drain_slow_at_full_capacity() {
+    // 300 one-second jobs at t = 0: the bucket (burst 5) passes 5 to main
+    // and 295 spill to slow. Two workers poll both queues, so after main's 5
+    // both take slow's jobs: 300 jobs of 1 s on 2 workers end at 150 s, and
+    // the pool is busy the whole time (utilization 1).
+    let text =
+        THROTTLED.replace("arrivals: {every: 1s, count: 3000}, service: 10ms", "count: 300, service: 1s");
+    let dir = tempdir();
+    let sc = write(dir.path(), "t.yaml", &text);
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots"]);
+    let c = read_csv(&out.join("comparison.csv"));
+    assert_eq!(c[0]["makespan"], "150");
+    let pools = read_csv(&out.join("throttled/pools.csv"));
+    assert_eq!((pools[0]["started"].as_str(), pools[0]["utilization"].as_str()), ("300", "1.000000"));
+}
+
+#[test]
+fn a_long_job_pool_lends_its_workers_while_its_own_queue_is_empty() {
+    // pools: `long` (2 workers) polls [long, short], `short` (2) polls
+    // [short]. Only short jobs (40 of 1 s at t = 0): all four workers take
+    // them, 10 rounds, makespan 10 s; the long pool starts 20 of them.
+    // Then a long job arrives at 20 s with short jobs queued: the long pool
+    // takes it first (its own queue leads its list).
+    let text = "workers: 1
+classes: {long: {}, short: {}}
+workload:
+  - {tenant: A, class: short, count: 40, service: 1s}
+  - {tenant: A, class: short, count: 40, at: 20s, service: 1s}
+  - {tenant: B, class: long, count: 1, at: 20s, service: 30s}
+topologies:
+  split:
+    queues: [long, short]
+    route: [{class: long, to: long}, {to: short}]
+    pools:
+      - {name: long, workers: 2, queues: [long, short]}
+      - {name: short, workers: 2, queues: [short]}
+policies:
+  - {policy: fifo, topology: split, label: split}
+";
+    let (_d, rows) = jobs_of(text, "split");
+    let first: Vec<_> = rows.iter().filter(|r| secs(&r["arrival"]) == 0.0).collect();
+    assert_eq!(first.iter().map(|r| secs(&r["finish"])).fold(0.0, f64::max), 10.0);
+    assert_eq!(first.iter().filter(|r| r["pool"] == "long").count(), 20);
+    let b = rows.iter().find(|r| r["tenant"] == "B").expect("B's job");
+    assert_eq!((b["start"].as_str(), b["pool"].as_str(), b["queue"].as_str()), ("20", "long", "long"));
+}
