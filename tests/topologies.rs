@@ -269,3 +269,41 @@ policies:
     let b = rows.iter().find(|r| r["tenant"] == "B").expect("B's job");
     assert_eq!((b["start"].as_str(), b["pool"].as_str(), b["queue"].as_str()), ("20", "long", "long"));
 }
+
+#[test]
+fn slices_bound_a_newcomers_wait_to_the_slices_ahead_of_it() {
+    // One worker, round_robin (a newcomer joins the back of the rotation).
+    // A has 10 one-hour jobs at t = 0; B one 1-minute job at 29:30 (1,770
+    // s). Whole jobs: the rotation at 3,600 s is [A, B] (A was served at 0,
+    // B joined behind it), so B waits for A's first and second jobs and
+    // starts at 7,200 s: a wait of 5,430 s. With `slice: 2m` A yields every
+    // 120 s (slices at 0, 120, ..., 1,680-1,800): at 1,800 s the rotation is
+    // [A, B] again, A runs 1,800-1,920 and B starts at 1,920: a wait of
+    // 150 s, the running slice plus one slice per tenant ahead of B. A's
+    // jobs still get all their work: 10 h of A and 1 min of B end at
+    // 36,060 s either way, each A job shows 3,600 s of service over 30
+    // slices (with `resume_overhead: 1s`, its 29 resumes add 29 s).
+    let text = |extra: &str| {
+        format!(
+            "workers: 1
+workload:
+  - {{tenant: A, count: 10, service: 1h{extra}}}
+  - {{tenant: B, count: 1, at: 1770s, service: 1m}}
+policies: [round_robin]
+"
+        )
+    };
+    let wait_of_b = |rows: &[HashMap<String, String>]| {
+        secs(&rows.iter().find(|r| r["tenant"] == "B").expect("B")["wait"])
+    };
+    let (_d, whole) = jobs_of(&text(""), "round_robin");
+    assert_eq!(wait_of_b(&whole), 5430.0);
+    let (_d, sliced) = jobs_of(&text(", slice: 2m"), "round_robin");
+    assert_eq!(wait_of_b(&sliced), 150.0);
+    let a: Vec<_> = sliced.iter().filter(|r| r["tenant"] == "A").collect();
+    assert!(a.iter().all(|r| r["service"] == "3600" && r["attempts"] == "30"), "{a:?}");
+    let end = sliced.iter().map(|r| secs(&r["finish"])).fold(0.0, f64::max);
+    assert_eq!(end, 36060.0);
+    let (_d, resumed) = jobs_of(&text(", slice: 2m, resume_overhead: 1s"), "round_robin");
+    assert!(resumed.iter().filter(|r| r["tenant"] == "A").all(|r| r["service"] == "3629"));
+}

@@ -19,6 +19,9 @@ pub struct Arrival {
     pub failures: u32,
     /// Attempts allowed in all; when `failures >= max_attempts` the job fails for good.
     pub max_attempts: u32,
+    /// Interruptible iteration: the most work one claim runs (0: whole).
+    pub slice: Time,
+    pub resume_overhead: Time,
 }
 
 /// Index of a live job in the [`JobTable`]; reused after the job ends.

@@ -78,6 +78,18 @@ impl PartialOrd for Attempt {
     }
 }
 
+/// A job that runs in slices (interruptible iteration), while in the system.
+#[derive(Debug, Clone, Copy)]
+struct Sliced {
+    slice: Time,
+    overhead: Time,
+    /// Its whole service, and what is left of it.
+    total: Time,
+    left: Time,
+    /// Slices run so far.
+    done: u32,
+}
+
 /// One simulation of one policy.
 pub struct Engine<'s> {
     sc: &'s Scenario,
@@ -99,6 +111,8 @@ pub struct Engine<'s> {
     gate_parked: Vec<TenantId>,
     skips: Vec<(TenantId, Skip)>,
     expired: Vec<Slot>,
+    /// Jobs that run in slices, by slot; `job.service` holds the current slice.
+    sliced: std::collections::HashMap<Slot, Sliced>,
     next_seq: u64,
     rec: Recorder,
     progress: Option<&'s dyn Fn(Time, u64)>,
@@ -133,6 +147,7 @@ impl<'s> Engine<'s> {
             gate_parked: Vec::new(),
             skips: Vec::new(),
             expired: Vec::new(),
+            sliced: std::collections::HashMap::new(),
             next_seq: 0,
             rec: Recorder::new(sc, log_dir)?,
             progress: None,
@@ -208,7 +223,7 @@ impl<'s> Engine<'s> {
                 let a = ahead.pop_front().expect("checked above");
                 let job = Job::from_arrival(self.next_seq, &a);
                 self.next_seq += 1;
-                self.arrive(job)?;
+                self.arrive(job, a.slice, a.resume_overhead)?;
                 self.read_ahead(source, &mut ahead);
             }
             self.dispatch()?;
@@ -253,11 +268,16 @@ impl<'s> Engine<'s> {
         self.rec.warm_tenant(tenant);
     }
 
-    fn arrive(&mut self, job: Job) -> Result<()> {
+    fn arrive(&mut self, job: Job, slice: Time, overhead: Time) -> Result<()> {
         self.rec.on_arrival(&job);
         match self.admission.decide(&job, self.now, &self.loads) {
             Decision::Accept => {
+                let total = job.service;
                 let slot = self.jobs.insert(job);
+                if slice > 0 && total > slice {
+                    self.sliced.insert(slot, Sliced { slice, overhead, total, left: total, done: 0 });
+                    self.jobs.get_mut(slot).service = slice;
+                }
                 self.enqueue(slot);
                 Ok(())
             }
@@ -484,6 +504,26 @@ impl<'s> Engine<'s> {
         Ok(())
     }
 
+    /// After a slice of a sliced job: puts the job back in its queue with
+    /// the next slice (true), or, after its last, restores its whole service
+    /// (the work its slices and resumes took) for the accounting (false).
+    fn next_slice(&mut self, slot: Slot) -> bool {
+        let Some(s) = self.sliced.get_mut(&slot) else { return false };
+        let job = self.jobs.get_mut(slot);
+        let overhead = if s.done > 0 { s.overhead } else { 0 };
+        s.left -= job.service - overhead;
+        s.done += 1;
+        if s.left > 0 {
+            job.service = s.left.min(s.slice) + s.overhead;
+            job.ready = self.now;
+            self.enqueue(slot);
+            return true;
+        }
+        job.service = s.total + Time::from(s.done - 1) * s.overhead;
+        self.sliced.remove(&slot);
+        false
+    }
+
     fn finish_attempt(&mut self, slot: Slot) -> Result<()> {
         let now = self.now;
         let job = self.jobs.get(slot);
@@ -506,6 +546,9 @@ impl<'s> Engine<'s> {
                 self.loads[u as usize].parked = None;
                 self.policy.unpark(u, &self.jobs, now);
             }
+        }
+        if !self.sliced.is_empty() && self.next_slice(slot) {
+            return Ok(());
         }
         let job = self.jobs.get(slot);
         if job.attempts <= job.failures {

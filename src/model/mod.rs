@@ -17,7 +17,7 @@ pub use topology::{
     Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, Throttle, TopologySpec, MAX_QUEUES,
 };
 pub use trace::{CsvColumns, TimeFormat, TraceFormat, TraceScan, TraceSpec};
-pub use workload::{ArrivalSpec, EntrySpec, FailureSpec, ServiceSpec};
+pub use workload::{ArrivalSpec, EntrySpec, FailureSpec, ServiceSpec, Slicing};
 
 use std::path::PathBuf;
 

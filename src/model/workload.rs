@@ -23,6 +23,18 @@ pub struct EntrySpec {
     /// Failure injection: each attempt fails with this probability; a job is
     /// tried at most `max_attempts` times in all.
     pub failure: Option<FailureSpec>,
+    /// Interruptible iteration (job-iteration's max job runtime): a job runs
+    /// at most one slice per claim, then goes back to its queue with the
+    /// rest; `None` runs each job whole.
+    pub slice: Option<Slicing>,
+}
+
+/// `slice` and `resume_overhead` of an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slicing {
+    pub slice: Time,
+    /// Added to every slice after the first.
+    pub resume_overhead: Time,
 }
 
 /// Failure injection for one entry.

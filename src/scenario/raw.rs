@@ -256,6 +256,10 @@ pub struct RawEntry {
     pub deadline: Option<Spanned<Dur>>,
     pub cost: Option<Spanned<NamedMap<Spanned<u64>>>>,
     pub failure: Option<Spanned<RawFailure>>,
+    /// Interruptible iteration: at most this much work per claim.
+    pub slice: Option<Spanned<Dur>>,
+    /// Extra time each resumed slice costs (reloading the cursor).
+    pub resume_overhead: Option<Spanned<Dur>>,
     /// Trace replay: `- trace: {path, format, columns, ...}` (alone in its entry).
     pub trace: Option<Spanned<RawTrace>>,
 }

@@ -168,6 +168,8 @@ impl Iterator for EntryGenerator {
             cost: self.spec.cost,
             failures,
             max_attempts,
+            slice: self.spec.slice.map_or(0, |s| s.slice),
+            resume_overhead: self.spec.slice.map_or(0, |s| s.resume_overhead),
         })
     }
 }

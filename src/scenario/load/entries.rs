@@ -39,7 +39,42 @@ impl Builder<'_> {
             None => [0; MAX_RESOURCES],
         };
         let failure = r.failure.as_ref().map(|f| self.failure(f)).transpose()?;
-        Ok(EntrySpec { line, tenant, spread, class, arrivals, service, deadline, cost, failure })
+        let slice = self.slicing(r)?;
+        if let (Some(_), Some(f)) = (&slice, &r.failure) {
+            return Err(self.err_at(
+                f,
+                "`failure` and `slice` cannot be combined yet (a failed slice's retry is not modelled); remove one",
+            ));
+        }
+        if let (Some(sl), Some(raw)) = (&slice, &r.slice) {
+            // each slice is an event: a million per job is the most that
+            // still runs in reasonable time
+            if service.mean_secs() > 1e6 * to_secs_f64(sl.slice) {
+                return Err(self.err_at(
+                    raw,
+                    "this slice cuts a job of mean size into more than a million slices; use a longer slice",
+                ));
+            }
+        }
+        Ok(EntrySpec { line, tenant, spread, class, arrivals, service, deadline, cost, failure, slice })
+    }
+
+    /// `slice: 2m` and `resume_overhead: 1s`.
+    fn slicing(&self, r: &RawEntry) -> Result<Option<Slicing>> {
+        match (&r.slice, &r.resume_overhead) {
+            (None, None) => Ok(None),
+            (None, Some(o)) => {
+                Err(self.err_at(o, "`resume_overhead` goes with `slice`; add `slice: 2m` or remove it"))
+            }
+            (Some(s), o) => {
+                let slice = self.pos_dur(s, "slice")?;
+                let resume_overhead = match o {
+                    Some(o) => self.dur(o, "resume_overhead")?,
+                    None => 0,
+                };
+                Ok(Some(Slicing { slice, resume_overhead }))
+            }
+        }
     }
 
     /// The entry's tenant, or the first of its generated tenants and their count.

@@ -423,6 +423,8 @@ impl TraceSource {
                 cost: row.cost,
                 failures: 0,
                 max_attempts: 1,
+                slice: 0,
+                resume_overhead: 0,
             });
         }
     }
