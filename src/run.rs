@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::model::{PolicySpec, Scenario};
+use crate::model::{PolicySpec, Scenario, TopologySpec};
 use crate::output::tables;
 use crate::output::StagedDir;
 use crate::policy;
@@ -16,6 +16,7 @@ use crate::policy::Policy;
 use crate::results::PolicyResult;
 use crate::scenario::policy_error;
 use crate::time::Time;
+use crate::topology::planner::Planner;
 use crate::topology::{Dispatcher, TopologyStats};
 use crate::workload::ArrivalStream;
 
@@ -111,6 +112,11 @@ fn run_engine(
     let counted = Rc::new(RefCell::new(TopologyStats::default()));
     let policy: Box<dyn Policy + '_> = match sc.run_topology() {
         None => policy::build(spec, sc).map_err(|e| policy_error(sc, spec, e))?,
+        Some(TopologySpec { planner: Some(p), .. }) => {
+            let log = Rc::new(RefCell::new(Vec::new()));
+            counted.borrow_mut().planner = Some(Rc::clone(&log));
+            Box::new(Planner::build(sc, spec, p, log).map_err(|e| policy_error(sc, spec, e))?)
+        }
         Some(t) => Box::new(
             Dispatcher::build(sc, spec, t, Rc::clone(&counted)).map_err(|e| policy_error(sc, spec, e))?,
         ),

@@ -307,3 +307,89 @@ policies: [round_robin]
     let (_d, resumed) = jobs_of(&text(", slice: 2m, resume_overhead: 1s"), "round_robin");
     assert!(resumed.iter().filter(|r| r["tenant"] == "A").all(|r| r["service"] == "3629"));
 }
+
+#[test]
+fn a_tenant_becoming_active_waits_for_the_next_round_its_planning_and_the_batch_ahead() {
+    // One worker, 1 s jobs; A floods 1,000 at t = 0, B sends one at 12 s.
+    // The planner wakes every 10 s; planning costs 0.5 s + 0.1 s per active
+    // tenant; it promotes 5 jobs (round_robin over the ledger) when the main
+    // queue holds fewer than 5. Wake-ups at 0 and 10 promote 5 of A's at
+    // 0.6 and 10.6 (which run until 15.6). B arrives at 12 and waits for the
+    // wake-up at 20 (8 s), planning for 2 tenants (0.7 s), and the one job
+    // the rotation puts before it in the batch (A's, 1 s): it starts at
+    // 21.7, a wait of 9.7 s = (20 - 12) + 0.7 + 1, the bound with equality.
+    let text = "workers: 1
+workload:
+  - {tenant: A, count: 1000, service: 1s}
+  - {tenant: B, count: 1, at: 12s, service: 1s}
+topologies:
+  planner:
+    planner: {interval: 10s, batch: 5, policy: round_robin, cost: {base: 500ms, per_active_tenant: 100ms}}
+policies:
+  - {policy: fifo, topology: planner, label: planner}
+";
+    let dir = tempdir();
+    let sc = write(dir.path(), "t.yaml", text);
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots"]);
+    let jobs = read_csv(&out.join("planner/jobs.csv"));
+    let b = jobs.iter().find(|r| r["tenant"] == "B").expect("B");
+    assert_eq!((b["start"].as_str(), b["wait"].as_str()), ("21.7", "9.7"));
+    let log = read_csv(&out.join("planner/planner.csv"));
+    let first: Vec<(&str, &str, &str)> = log
+        .iter()
+        .take(6)
+        .map(|r| (r["time"].as_str(), r["event"].as_str(), r["planning_time"].as_str()))
+        .collect();
+    assert_eq!(
+        first,
+        [
+            ("0", "plan", "0.6"),
+            ("0.6", "promote", ""),
+            ("10", "plan", "0.6"),
+            ("10.6", "promote", ""),
+            ("20", "plan", "0.7"),
+            ("20.7", "promote", "")
+        ]
+    );
+}
+
+#[test]
+fn planning_grows_with_active_tenants_until_it_no_longer_fits_the_interval() {
+    // Planning takes 50 ms + 2 ms per active tenant; the interval is 1 min,
+    // so it fits up to (60 - 0.05) / 0.002 = 29,975 active tenants. One job
+    // per tenant at t = 0, batch 1,000: the first plan, at 0, takes
+    // 0.05 + 0.002 n s; promoted at that time, after which the next wake-up
+    // comes at 60 s when planning fit, or right after the promotion when it
+    // did not. The main queue's oldest job is then 0 s old, below
+    // `latency_below: 1s`, so the planner plans again, for n - 1,000
+    // tenants: 2 s less.
+    for (n, first, promoted_at, second) in
+        [(29_975u32, "60", "60", "58"), (29_976, "60.002", "60.002", "58.002")]
+    {
+        let dir = tempdir();
+        // one job per tenant: a trace (generated tenants draw theirs at random)
+        let rows: String = (0..n).map(|i| format!("0,t{i},0.001\n")).collect();
+        std::fs::write(dir.path().join("one-each.csv"), format!("time,tenant,service\n{rows}"))
+            .expect("trace");
+        let text = "workers: 4
+workload:
+  - trace: {path: one-each.csv, format: csv, columns: {arrival: time, tenant: tenant, service: service}}
+topologies:
+  planner:
+    planner: {interval: 1m, batch: 1000, latency_below: 1s, policy: round_robin, cost: {base: 50ms, per_active_tenant: 2ms}}
+policies:
+  - {policy: fifo, topology: planner, label: planner}
+";
+        let sc = write(dir.path(), "t.yaml", text);
+        let out = dir.path().join("out");
+        run(&sc, &out, &["--no-plots", "--logs", "summary"]);
+        let log = read_csv(&out.join("planner/planner.csv"));
+        let row =
+            |i: usize| (log[i]["time"].as_str(), log[i]["event"].as_str(), log[i]["planning_time"].as_str());
+        assert_eq!(log[0]["active_tenants"], n.to_string());
+        assert_eq!(row(0), ("0", "plan", first), "n = {n}");
+        assert_eq!(row(1), (promoted_at, "promote", ""), "n = {n}");
+        assert_eq!(row(2), (promoted_at, "plan", second), "n = {n}");
+    }
+}

@@ -226,6 +226,9 @@ impl<'s> Engine<'s> {
                 self.arrive(job, a.slice, a.resume_overhead)?;
                 self.read_ahead(source, &mut ahead);
             }
+            if t == t_wake {
+                self.policy.on_wakeup(&mut self.jobs, t);
+            }
             self.dispatch()?;
             events += 1;
             if events.is_multiple_of(8192) {

@@ -14,7 +14,8 @@ pub mod workload;
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
 pub use tenants::{GeneratedSet, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
-    Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, Throttle, TopologySpec, MAX_QUEUES,
+    Busy, PlannerSpec, Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, Throttle, TopologySpec,
+    MAX_QUEUES,
 };
 pub use trace::{CsvColumns, TimeFormat, TraceFormat, TraceScan, TraceSpec};
 pub use workload::{ArrivalSpec, EntrySpec, FailureSpec, ServiceSpec, Slicing};

@@ -28,6 +28,33 @@ pub struct TopologySpec {
     /// no rule places goes to the first queue.
     pub route: Vec<RouteRule>,
     pub pools: Vec<PoolSpec>,
+    /// A planner in front of the one queue (`queues` is then `[main]`, with
+    /// no routing rules).
+    pub planner: Option<PlannerSpec>,
+}
+
+/// The fair-by-design article's strategy 4: jobs wait in per-tenant virtual
+/// queues (the ledger); every `interval` the planner looks at the main
+/// queue and, unless it is busy enough, spends `base + per_active_tenant *
+/// active tenants` planning, then promotes `batch` jobs chosen by `policy`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannerSpec {
+    pub interval: Time,
+    pub batch: u32,
+    pub busy: Busy,
+    /// The ledger's fairness policy (a registered policy name).
+    pub policy: String,
+    pub cost_base: Time,
+    pub cost_per_tenant: Time,
+}
+
+/// When the main queue is busy enough for the planner to sleep.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Busy {
+    /// Its oldest job has waited at least this long (`latency_below`).
+    Latency(Time),
+    /// It holds at least this many jobs (`depth_below`).
+    Depth(u64),
 }
 
 impl TopologySpec {

@@ -7,10 +7,14 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::model::{RouteAction, Throttle, TopologySpec};
 use crate::time::{fmt_secs, Time};
+use crate::topology::planner::PlannerEvent;
 use crate::topology::TopologyStats;
 
 /// Writes the three files into the run's folder `dir`.
 pub fn write(dir: &Path, t: &TopologySpec, s: &TopologyStats, makespan: Time) -> Result<()> {
+    if let Some(log) = &s.planner {
+        return write_planner(dir, &log.borrow());
+    }
     let mut q = String::from("queue,routed,started,max_depth,wait_mean,wait_max\n");
     for (i, name) in t.queues.iter().enumerate() {
         let mean = if s.started[i] == 0 {
@@ -55,6 +59,25 @@ pub fn write(dir: &Path, t: &TopologySpec, s: &TopologyStats, makespan: Time) ->
         std::fs::write(&path, text).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
     }
     Ok(())
+}
+
+/// `planner.csv`: one row per wake-up (`sleep` or `plan`) and promotion.
+fn write_planner(dir: &Path, events: &[PlannerEvent]) -> Result<()> {
+    let mut text = String::from("time,event,active_tenants,main_depth,main_latency,planning_time,promoted\n");
+    for e in events {
+        let planning = if e.event == "plan" { fmt_secs(e.planning) } else { String::new() };
+        let promoted = if e.event == "promote" { e.promoted.to_string() } else { String::new() };
+        text.push_str(&format!(
+            "{},{},{},{},{},{planning},{promoted}\n",
+            fmt_secs(e.time),
+            e.event,
+            e.active,
+            e.main_depth,
+            fmt_secs(e.main_latency)
+        ));
+    }
+    let path = dir.join("planner.csv");
+    std::fs::write(&path, text).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
 }
 
 /// A rule's action in words: `to slow`, `shard over 10`, ...

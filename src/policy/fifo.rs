@@ -1,7 +1,11 @@
 //! `fifo`: the oldest claimable job runs next (global arrival order). A job
 //! whose tenant is at its cap is passed over, and the next-oldest runs.
 //!
-//! Layout: one queue of every job in (claimable since, job id) order, which
+//! Ties between jobs claimable since the same instant go by push order: the
+//! job id for arrivals, retries and slices (the engine pushes them in id
+//! order), and the promotion order for a planner's main queue.
+//!
+//! Layout: one queue of every job in (claimable since, push order), which
 //! is the order jobs are pushed in (arrivals and retries come in time order),
 //! so it is a `VecDeque` in practice ([`RunQueue`]) and a dispatch touches no
 //! per-tenant state of the policy at all. Only parking needs per-tenant
@@ -44,7 +48,9 @@ impl Bits {
 }
 
 pub struct Fifo {
-    /// Every queued job not set aside, by (claimable since, job id).
+    /// Jobs pushed so far: the tie-break between equal claimable times.
+    pushed: u64,
+    /// Every queued job not set aside, by (claimable since, push order).
     order: RunQueue<(Time, u64, TenantId, Slot)>,
     parked: Bits,
     /// Jobs of each tenant set aside while it was parked, oldest first.
@@ -63,6 +69,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
 
 pub fn build(_spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
     Ok(Box::new(Fifo {
+        pushed: 0,
         order: RunQueue::new(),
         parked: Bits::new(sc.tenants.len()),
         aside: SparseQueues::new(sc.tenants.len()),
@@ -89,7 +96,8 @@ impl Policy for Fifo {
     fn push(&mut self, job: &Job, slot: Slot, _now: Time) {
         // Keyed by when the job became claimable, so a retried job queues behind
         // jobs that were already waiting.
-        self.order.push((job.ready, job.seq, job.tenant, slot));
+        self.pushed += 1;
+        self.order.push((job.ready, self.pushed, job.tenant, slot));
     }
 
     fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, _now: Time) -> Option<Slot> {

@@ -68,6 +68,11 @@ pub trait Policy {
     fn next_wakeup(&self) -> Option<Time> {
         None
     }
+    /// Called at the time [`Policy::next_wakeup`] named, after that
+    /// instant's completions and arrivals and before its dispatch. A policy
+    /// that moves jobs between its own stages may mark when a job became
+    /// claimable (`ready`), as the planner does on promotion.
+    fn on_wakeup(&mut self, _jobs: &mut JobTable, _now: Time) {}
     /// Whether [`Policy::next_wakeup`] can ever return a time (so that a
     /// topology asks only the queues whose policy may wake).
     fn may_wake(&self) -> bool {

@@ -160,6 +160,27 @@ pub struct RawTopology {
     pub queues: Option<Spanned<Vec<Spanned<RawValue>>>>,
     pub route: Option<Spanned<Vec<Spanned<RawRoute>>>>,
     pub pools: Option<Spanned<Vec<Spanned<RawPool>>>>,
+    pub planner: Option<Spanned<RawPlanner>>,
+}
+
+/// `planner: {interval: 1m, batch: 50, latency_below: 30s, policy:
+/// round_robin, cost: {base: 50ms, per_active_tenant: 2ms}}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPlanner {
+    pub interval: Spanned<Dur>,
+    pub batch: Spanned<u32>,
+    pub latency_below: Option<Spanned<Dur>>,
+    pub depth_below: Option<Spanned<u64>>,
+    pub policy: Option<Spanned<String>>,
+    pub cost: Option<Spanned<RawPlannerCost>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPlannerCost {
+    pub base: Option<Spanned<Dur>>,
+    pub per_active_tenant: Option<Spanned<Dur>>,
 }
 
 /// A routing rule: an optional match (`class`, `tenant`: a name or a list)

@@ -11,6 +11,7 @@
 //! finds nothing is set aside until one of its queues gets a job, a tenant
 //! in them is unparked, or one of its workers finishes.
 
+pub mod planner;
 pub mod pools;
 pub mod route;
 
@@ -48,6 +49,8 @@ pub struct TopologyStats {
     /// Per routing rule: jobs it placed; `unrouted`: jobs no rule placed.
     pub rule_matched: Vec<u64>,
     pub unrouted: u64,
+    /// Under a planner: its wake-ups, plans and promotions.
+    pub planner: Option<Rc<RefCell<Vec<planner::PlannerEvent>>>>,
 }
 
 pub struct Dispatcher<'s> {
@@ -97,6 +100,7 @@ impl<'s> Dispatcher<'s> {
                 pool_busy: vec![0; topology.pools.len()],
                 rule_matched: vec![0; topology.route.len()],
                 unrouted: 0,
+                planner: None,
             };
         }
         let wakes = queues.iter().any(|q| q.may_wake());

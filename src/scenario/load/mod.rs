@@ -232,7 +232,7 @@ impl<'a> Builder<'a> {
         }
         self.build_classes(raw.classes.as_ref())?;
         let (workload, traces) = self.workload(raw.workload.as_ref())?;
-        self.topologies = self.build_topologies(raw.topologies.as_ref())?;
+        self.topologies = self.build_topologies(raw.topologies.as_ref(), workers)?;
         let policies = self.build_policies(raw.policies.as_ref())?;
         Ok(Scenario {
             name,

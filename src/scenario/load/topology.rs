@@ -17,11 +17,15 @@ use crate::time::parse_rate;
 const MAX_PER_TENANT: u32 = 64;
 /// Most jobs a sliding-window throttle counts per tenant (it keeps their times).
 const MAX_WINDOW_LIMIT: u32 = 100_000;
+/// Policies that can order a planner's ledger: those that choose among
+/// tenants without caps, resources or deadlines (the ledger has none).
+const LEDGER_POLICIES: [&str; 6] = ["round_robin", "drr", "wfq", "lottery", "share", "fifo"];
 
 impl Builder<'_> {
     pub(super) fn build_topologies(
         &self,
         raw: Option<&Spanned<NamedMap<Spanned<RawTopology>>>>,
+        workers: u32,
     ) -> Result<Vec<TopologySpec>> {
         let Some(map) = raw else { return Ok(Vec::new()) };
         let mut out = Vec::new();
@@ -29,7 +33,10 @@ impl Builder<'_> {
             if name.is_empty() {
                 return Err(self.err_at(t, "a topology name is empty; name it, e.g. `throttled:`"));
             }
-            out.push(self.topology(name, t)?);
+            out.push(match &t.value.planner {
+                Some(p) => self.planner_topology(name, t, p, workers)?,
+                None => self.topology(name, t)?,
+            });
         }
         Ok(out)
     }
@@ -69,7 +76,83 @@ impl Builder<'_> {
                 format!("topology `{name}`: no pool polls queue `{}`, so its jobs would never run; add it to a pool's `queues` or remove it", queues[q]),
             ));
         }
-        Ok(TopologySpec { name: name.to_string(), queues, route, pools })
+        Ok(TopologySpec { name: name.to_string(), queues, route, pools, planner: None })
+    }
+
+    /// A planner in front of one queue, `main`, polled by one pool of the
+    /// scenario's `workers` unless `pools` says otherwise.
+    fn planner_topology(
+        &self,
+        name: &str,
+        t: &Spanned<RawTopology>,
+        p: &Spanned<RawPlanner>,
+        workers: u32,
+    ) -> Result<TopologySpec> {
+        if let Some(q) = &t.value.queues {
+            return Err(
+                self.err_at(q, "a planner topology has one queue, `main`; remove `queues` (and `route`)")
+            );
+        }
+        if let Some(r) = &t.value.route {
+            return Err(self.err_at(
+                r,
+                "a planner topology has no routing: jobs enter the planner's ledger; remove `route`",
+            ));
+        }
+        let index: HashMap<&str, QueueId> = [("main", 0)].into_iter().collect();
+        let pools = match &t.value.pools {
+            Some(pl) => self.pools(pl, &index)?,
+            None => vec![PoolSpec { name: "workers".into(), workers, queues: vec![0], poll: Poll::Strict }],
+        };
+        let r = &p.value;
+        let interval = self.pos_dur(&r.interval, "interval")?;
+        if r.batch.value == 0 {
+            return Err(
+                self.err_at(&r.batch, "`batch` must be at least 1 (jobs promoted per planning round)")
+            );
+        }
+        let busy = match (&r.latency_below, &r.depth_below) {
+            (Some(l), None) => Busy::Latency(self.pos_dur(l, "latency_below")?),
+            (None, Some(d)) if d.value > 0 => Busy::Depth(d.value),
+            (None, Some(d)) => return Err(self.err_at(d, "`depth_below` must be at least 1")),
+            (None, None) => Busy::Depth(u64::from(r.batch.value)),
+            (Some(l), Some(_)) => {
+                return Err(self.err_at(l, "give `latency_below` or `depth_below`, not both"))
+            }
+        };
+        let policy = match &r.policy {
+            None => "round_robin".to_string(),
+            Some(n) if LEDGER_POLICIES.contains(&n.value.as_str()) => n.value.clone(),
+            Some(n) => {
+                return Err(self.err_at(
+                    n,
+                    format!(
+                        "`policy: {}` cannot order a planner's ledger; use one of {}",
+                        n.value,
+                        LEDGER_POLICIES.join(", ")
+                    ),
+                ))
+            }
+        };
+        let cost = |d: Option<&Spanned<Dur>>, key: &str| d.map_or(Ok(0), |d| self.dur(d, key));
+        let c = r.cost.as_ref().map(|c| &c.value);
+        Ok(TopologySpec {
+            name: name.to_string(),
+            queues: vec!["main".into()],
+            route: Vec::new(),
+            pools,
+            planner: Some(PlannerSpec {
+                interval,
+                batch: r.batch.value,
+                busy,
+                policy,
+                cost_base: cost(c.and_then(|c| c.base.as_ref()), "cost.base")?,
+                cost_per_tenant: cost(
+                    c.and_then(|c| c.per_active_tenant.as_ref()),
+                    "cost.per_active_tenant",
+                )?,
+            }),
+        })
     }
 
     /// `queues: [main, slow, {prefix: s, count: 10}]`.
