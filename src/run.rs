@@ -121,7 +121,7 @@ fn run_engine(
             Dispatcher::build(sc, spec, t, Rc::clone(&counted)).map_err(|e| policy_error(sc, spec, e))?,
         ),
     };
-    let mut engine = Engine::new(sc, policy, spec.spare, log_dir)?;
+    let mut engine = Engine::new(sc, policy, spec.spare, log_dir)?.with_slicing(spec.slice);
     if audit {
         engine = engine.with_audit();
     }

@@ -98,6 +98,9 @@ pub struct Engine<'s> {
     spare: Spare,
     /// Whether the policy places jobs in queues and pools (a topology).
     placed: bool,
+    /// The run's own slicing (a policy entry's `slice`), for jobs whose
+    /// entry sets none.
+    run_slice: Option<crate::model::Slicing>,
     now: Time,
     jobs: JobTable,
     loads: Vec<TenantLoad>,
@@ -135,6 +138,7 @@ impl<'s> Engine<'s> {
             policy,
             spare,
             placed: sc.topology.is_some(),
+            run_slice: None,
             now: 0,
             jobs: JobTable::default(),
             loads,
@@ -153,6 +157,13 @@ impl<'s> Engine<'s> {
             progress: None,
             audit: None,
         })
+    }
+
+    /// Runs every job longer than `s.slice` in slices, unless its workload
+    /// entry sets its own (a policy entry's `slice`).
+    pub fn with_slicing(mut self, s: Option<crate::model::Slicing>) -> Self {
+        self.run_slice = s;
+        self
     }
 
     /// Turns on the self-check of caps, work conservation and, for a policy
@@ -223,7 +234,11 @@ impl<'s> Engine<'s> {
                 let a = ahead.pop_front().expect("checked above");
                 let job = Job::from_arrival(self.next_seq, &a);
                 self.next_seq += 1;
-                self.arrive(job, a.slice, a.resume_overhead)?;
+                let (slice, overhead) = match (a.slice, self.run_slice) {
+                    (0, Some(s)) => (s.slice, s.resume_overhead),
+                    _ => (a.slice, a.resume_overhead),
+                };
+                self.arrive(job, slice, overhead)?;
                 self.read_ahead(source, &mut ahead);
             }
             if t == t_wake {

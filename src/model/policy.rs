@@ -37,6 +37,10 @@ pub struct PolicySpec {
     /// Index in [`super::Scenario::topologies`] of the queues and pools this
     /// run uses; `None` for one queue served by all `workers`.
     pub topology: Option<usize>,
+    /// Interruptible iteration for this run (`slice`, `resume_overhead` on
+    /// the entry): every job longer than the slice yields after each slice,
+    /// unless its workload entry sets its own.
+    pub slice: Option<super::Slicing>,
 }
 
 impl PolicySpec {

@@ -16,7 +16,7 @@ use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 use super::raw::*;
 use crate::error::{Error, Result};
 use crate::model::*;
-use crate::time::{parse_duration, Time, SECOND};
+use crate::time::{parse_duration, to_secs_f64, Time, SECOND};
 
 pub use policies::{policy_error, RESERVED_LABELS};
 
@@ -234,6 +234,17 @@ impl<'a> Builder<'a> {
         let (workload, traces) = self.workload(raw.workload.as_ref())?;
         self.topologies = self.build_topologies(raw.topologies.as_ref(), workers)?;
         let policies = self.build_policies(raw.policies.as_ref())?;
+        for p in &policies {
+            let Some(s) = p.slice else { continue };
+            // each slice is an event: at most a million per job of mean size
+            if workload.iter().any(|e| e.slice.is_none() && e.service.mean_secs() > 1e6 * to_secs_f64(s.slice)) {
+                return Err(self.err_line(
+                    p.line,
+                    p.column,
+                    format!("`slice` of `{}` cuts a job of mean size into more than a million slices; use a longer slice", p.label),
+                ));
+            }
+        }
         Ok(Scenario {
             name,
             source: self.path.to_path_buf(),

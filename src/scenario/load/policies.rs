@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::model::*;
 use crate::policy::{self, PolicyInfo};
 use crate::scenario::raw::*;
-use crate::time::{parse_duration, to_secs_f64};
+use crate::time::{parse_duration, to_secs_f64, Time};
 
 /// File names a results folder holds beside the policies' folders; a label
 /// may not take one of them (compared without case, for file systems that
@@ -27,7 +27,7 @@ pub const RESERVED_LABELS: [&str; 6] =
 const MAX_LABEL_BYTES: usize = 200;
 
 /// The keys every entry may have besides its policy's parameters.
-const COMMON_KEYS: [&str; 4] = ["policy", "label", "spare", "topology"];
+const COMMON_KEYS: [&str; 6] = ["policy", "label", "spare", "topology", "slice", "resume_overhead"];
 
 type Entries = [(Spanned<String>, Spanned<RawValue>)];
 
@@ -162,6 +162,14 @@ impl Builder<'_> {
                 "label" => spec.label = self.label(value)?.to_string(),
                 "spare" => spec.spare = self.spare(value)?,
                 "topology" => spec.topology = Some(self.topology_of(value)?),
+                "slice" => {
+                    let s = self.run_duration(value, "slice", true)?;
+                    spec.slice.get_or_insert(Slicing { slice: 0, resume_overhead: 0 }).slice = s;
+                }
+                "resume_overhead" => {
+                    let o = self.run_duration(value, "resume_overhead", false)?;
+                    spec.slice.get_or_insert(Slicing { slice: 0, resume_overhead: 0 }).resume_overhead = o;
+                }
                 name => {
                     let param = self.param_of(info, key)?;
                     let (l, c) = pos(value);
@@ -169,7 +177,22 @@ impl Builder<'_> {
                 }
             }
         }
+        if spec.slice.is_some_and(|s| s.slice == 0) {
+            return Err(self.err_line(line, col, "`resume_overhead` goes with `slice`; add `slice: 2m` or remove it"));
+        }
         Ok(spec)
+    }
+
+    /// A duration given on a policy entry (`slice`, `resume_overhead`).
+    fn run_duration(&self, v: &Spanned<RawValue>, key: &str, positive: bool) -> Result<Time> {
+        let RawValue::Scalar(t) = &v.value else {
+            return Err(self.err_at(v, format!("`{key}` is a duration such as 2m")));
+        };
+        match parse_duration(&t.text) {
+            Ok(0) if positive => Err(self.err_at(v, format!("`{key}` must be greater than zero; write e.g. 2m"))),
+            Ok(d) => Ok(d),
+            Err(m) => Err(self.err_at(v, format!("`{key}`: {m}"))),
+        }
     }
 
     /// `topology: NAME`: the index of a topology declared under `topologies:`.
@@ -284,11 +307,11 @@ impl Builder<'_> {
     fn inner_policy(&self, form: Form, at: &Spanned<RawValue>) -> Result<Value> {
         let (line, col) = pos(at);
         let mut inner = self.policy_entry(form, line, col)?;
-        if inner.topology.is_some() {
+        if inner.topology.is_some() || inner.slice.is_some() {
             return Err(self.err_line(
                 line,
                 col,
-                "`topology` belongs to the outer policy entry (a wrapped policy orders jobs inside its queues); move it out",
+                "`topology` and `slice` belong to the outer policy entry (a wrapped policy only orders jobs); move them out",
             ));
         }
         if inner.label.is_empty() {
