@@ -393,3 +393,30 @@ policies:
         assert_eq!(row(2), (promoted_at, "plan", second), "n = {n}");
     }
 }
+
+#[test]
+fn a_dedicated_critical_pool_is_the_erlang_c_queue_whatever_the_export_does() {
+    // scenarios/dedicated-pools.yaml, `dedicated`: critical jobs (Poisson
+    // 5/s, exponential 200 ms) have a pool of 4 workers to themselves: an
+    // M/M/4 queue with a = 1, whatever the bulk export does. Erlang C:
+    // P(wait) = (a^4/4!)(4/3) / (1 + 1 + 1/2 + 1/6 + (1/24)(4/3)) = 0.0204,
+    // P(W > t) = 0.0204 e^(-(4 mu - lambda) t) = 0.0204 e^(-15 t), so the
+    // p99 is ln(2.04)/15 = 0.0475 s. Its sampling sd over ~5,900 jobs:
+    // sqrt(0.01 * 0.99 / n) / (15 * 0.01) = 0.0027 s; bound 4 sd. Under
+    // fifo on the shared 14 workers the same jobs wait behind the export's
+    // 3,000 x 5 s / 14 = 1,071 s.
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    run(&scenario("dedicated-pools.yaml"), &out, &["--no-plots", "--policy", "dedicated", "--policy", "fifo"]);
+    let p99 = |label: &str| {
+        let s = read_csv(&out.join(label).join("summary.csv"));
+        let row = s.iter().find(|r| r["scope"] == "class" && r["name"] == "critical").expect("critical");
+        (secs(&row["wait_p99"]), row["jobs"].parse::<f64>().expect("n"))
+    };
+    let (dedicated, n) = p99("dedicated");
+    assert!(n > 5500.0 && (dedicated - 0.0475).abs() < 0.011, "p99 {dedicated} over {n}");
+    let (shared, _) = p99("fifo");
+    assert!(shared > 1000.0, "{shared}");
+    let pools = read_csv(&out.join("dedicated/pools.csv"));
+    assert_eq!(pools.iter().map(|p| p["pool"].as_str()).collect::<Vec<_>>(), ["critical", "default", "bulk"]);
+}
