@@ -48,8 +48,7 @@
 //! Modes:
 //! - CI (default): 150 cases from a fixed seed, stopping early after 40 s;
 //!   findings go to `$CARGO_TARGET_TMPDIR/fuzz-findings`. The test fails
-//!   only on a PANIC, and is ignored in builds with debug assertions, where
-//!   it meets a known one (see the test function).
+//!   only on a PANIC.
 //! - Long: `FAIRSIM_FUZZ_SECONDS=600 cargo test --release --test fuzz_inputs
 //!   -- --nocapture`: as many cases as fit, from a random seed (printed),
 //!   stack samples on, findings written to `tests/fuzz-findings/`.
@@ -83,18 +82,10 @@ use fuzz::layout::layout;
 use fuzz::runner::{execute, Class};
 use fuzz::settings::Settings;
 
-/// Ignored in builds with debug assertions (`cargo test` without
-/// `--release`), whose fairsim binary also has overflow checks: there the
-/// fixed seed meets a known PANIC within the CI budget, finding F7 of
-/// tests/fuzz-findings/README.md (a weight above about 1.5e26 overflows
-/// the fixed-point weight sum in `ServiceWindows::water_level`; a release
-/// build wraps silently and prints wrong fairness figures instead). CI runs
-/// `cargo test --release`, where this test runs and passes.
+/// Not ignored in debug builds: their binary has overflow checks, so an
+/// overflow that a release build wraps silently (F7 did) fails here as a
+/// PANIC.
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "known PANIC F7 with overflow checks (tests/fuzz-findings/README.md); runs under cargo test --release"
-)]
 fn fuzz_scenario_loader_and_trace_readers() {
     let s = Settings::from_env();
     let shipped = Arc::new(Shipped::load());
