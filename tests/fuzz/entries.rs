@@ -158,7 +158,7 @@ fn failure(g: G) -> BoxedStrategy<String> {
     );
     let m = noisy(
         g,
-        slowly(g, int_in(1..6), &["4294967295", "1000000"]),
+        slowly(g, int_in(1..6), &["100", "101", "4294967295", "1000000"]),
         pick(&["0", "-1", "4294967296", "x", "1.5"]),
     );
     let p = noisy(g, p.prop_map(Some).boxed(), Just(None).boxed());

@@ -80,8 +80,12 @@ pub const ODD: &[&str] = &[
 
 pub const LONG_LENGTHS: &[usize] = &[200, 201, 255, 256, 1000, 65_530, 65_536, 70_000, 300_000];
 
-/// Durations known to make runs slow (empty ticks): wild cases only.
+/// Durations at and past the horizon of 2^53 µs (9,007,199,254.74 s): wild
+/// cases only. Past it they must be errors with a place; just below it they
+/// must run in time (empty ticks were once closed one by one, F1).
 pub const DUR_SLOW: &[&str] = &[
+    "9007199254s",
+    "104249d",
     "999999999999s",
     "100000000s",
     "1e18us",
@@ -93,13 +97,24 @@ pub const DUR_SLOW: &[&str] = &[
 ];
 
 pub const RATE_SLOW: &[&str] =
-    &["1e-300/s", "1e-10/s", "1e300/s", "1e9/s", "5e-324/s", "1e308/ms", "1e-15/d"];
+    &["1e-300/s", "1e-10/s", "2e-10/s", "1e300/s", "1e9/s", "999999999/s", "5e-324/s", "1e308/ms", "1e-15/d"];
 
 pub const COUNT_EDGE: &[&str] =
     &["0", "-1", "1.5", "abc", "\"\"", "~", "[1]", "true", "18446744073709551616", "1e3", "0x10", "+3"];
 
-pub const COUNT_SLOW: &[&str] =
-    &["18446744073709551615", "4294967295", "100000000", "50000000", "10000000", "9223372036854775807"];
+/// Counts at and past main's limits (10^9 jobs a run, batches of 10^7) and
+/// the integer edges past them.
+pub const COUNT_SLOW: &[&str] = &[
+    "18446744073709551615",
+    "4294967295",
+    "1000000000",
+    "1000000001",
+    "100000000",
+    "50000000",
+    "10000000",
+    "10000001",
+    "9223372036854775807",
+];
 
 pub const KINDS: &[(&str, &[&str])] = &[
     ("fifo", &[]),
