@@ -137,7 +137,16 @@ pub fn describe(s: &Settings, f: &Finding) -> String {
         let _ = writeln!(d, "stderr:\n    {}", err.trim_end().replace('\n', "\n    "));
     }
     if !o.stack.is_empty() {
-        let frames: Vec<&str> = o.stack.lines().filter(|l| l.contains("fairsim::")).take(12).collect();
+        // the signal handler's thread (ctrlc) names a fairsim closure in
+        // every frame and says nothing about where the work was
+        let frames: Vec<&str> = o
+            .stack
+            .split("\nThread")
+            .filter(|t| !t.contains("ctrlc::"))
+            .flat_map(str::lines)
+            .filter(|l| l.starts_with('#') && l.contains("fairsim::"))
+            .take(12)
+            .collect();
         let _ = writeln!(d, "stack:\n    {}", frames.join("\n    "));
     }
     d
