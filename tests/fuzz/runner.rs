@@ -1,0 +1,232 @@
+//! The real binary run as a subprocess under limits, and how it ended: a
+//! subprocess, not a library call, so that a hang, an abort or a runaway
+//! allocation is observed and does not take the fuzzer down with it.
+
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use super::cases::Case;
+use super::keys::{normalize, panic_key, stack_key};
+use super::layout::layout;
+use super::settings::Settings;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    Panic,
+    Exit,
+    Hang,
+    Memory,
+}
+
+impl Class {
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Panic => "PANIC",
+            Class::Exit => "EXIT",
+            Class::Hang => "HANG",
+            Class::Memory => "MEMORY",
+        }
+    }
+}
+
+/// What one command did.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub command: &'static str,
+    /// `None`: fine (exit 0 or 2).
+    pub class: Option<Class>,
+    pub key: String,
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    pub elapsed: Duration,
+    pub peak_rss_kb: u64,
+    pub stderr: String,
+    pub stack: String,
+}
+
+/// Peak resident memory of a live process, in KiB (0 if unreadable).
+fn peak_rss_kb(pid: u32) -> u64 {
+    let Ok(s) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { return 0 };
+    s.lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The threads' stacks of a running process, by gdb (the process is
+/// stopped while gdb reads them).
+fn stack_sample(pid: u32) -> String {
+    let out = Command::new("timeout")
+        .args(["60", "gdb", "-p", &pid.to_string(), "-batch", "-nx", "-ex", "thread apply all bt 40"])
+        .stdin(Stdio::null())
+        .output();
+    match out {
+        Ok(o) => String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| l.starts_with('#') || l.starts_with("Thread"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Err(e) => format!("(no stack: {e})"),
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn set_limits(cmd: &mut Command, s: &Settings) {
+    use std::os::unix::process::CommandExt;
+    let (as_limit, fsize) = (s.as_limit, s.fsize_limit);
+    // SAFETY: the closure runs in the forked child before exec and only
+    // calls setrlimit, which is async-signal-safe; it touches no memory
+    // shared with the parent.
+    unsafe {
+        cmd.pre_exec(move || {
+            let set = |res, v: u64| {
+                let lim = libc::rlimit { rlim_cur: v as libc::rlim_t, rlim_max: v as libc::rlim_t };
+                libc::setrlimit(res, &lim)
+            };
+            set(libc::RLIMIT_AS, as_limit);
+            set(libc::RLIMIT_FSIZE, fsize);
+            set(libc::RLIMIT_CORE, 0);
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn set_limits(_cmd: &mut Command, _s: &Settings) {}
+
+#[cfg(unix)]
+fn signal_of(status: &ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal()
+}
+
+#[cfg(not(unix))]
+fn signal_of(_status: &ExitStatus) -> Option<i32> {
+    None
+}
+
+fn read_head(path: &Path, max: usize) -> String {
+    let b = std::fs::read(path).unwrap_or_default();
+    String::from_utf8_lossy(&b[..b.len().min(max)]).into_owned()
+}
+
+/// Runs one command in `dir` and classifies what it did.
+fn run_command(
+    s: &Settings,
+    dir: &Path,
+    command: &'static str,
+    args: &[String],
+    timeout: Duration,
+) -> Outcome {
+    let (out_path, err_path) = (dir.join(".stdout"), dir.join(".stderr"));
+    let mut cmd = Command::new(&s.bin);
+    cmd.args(args)
+        .current_dir(dir)
+        .env("RUST_BACKTRACE", "1")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap());
+    set_limits(&mut cmd, s);
+    let start = Instant::now();
+    let mut child = cmd.spawn().expect("spawn fairsim");
+    let pid = child.id();
+    let mut peak = 0;
+    let mut stopped: Option<Class> = None;
+    let mut stack = String::new();
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            break Some(st);
+        }
+        peak = peak.max(peak_rss_kb(pid));
+        let over_memory = peak > s.rss_limit_kb;
+        if over_memory || start.elapsed() > timeout {
+            stopped = Some(if over_memory { Class::Memory } else { Class::Hang });
+            if s.stacks {
+                stack = stack_sample(pid);
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        let nap = if start.elapsed() < Duration::from_millis(200) { 1 } else { 10 };
+        std::thread::sleep(Duration::from_millis(nap));
+    };
+    let elapsed = start.elapsed();
+    let stderr = read_head(&err_path, 64 * 1024);
+    let mut o = Outcome {
+        command,
+        class: None,
+        key: String::new(),
+        code: None,
+        signal: None,
+        elapsed,
+        peak_rss_kb: peak,
+        stderr,
+        stack,
+    };
+    let Some(status) = status else {
+        let class = stopped.expect("stopped");
+        let place = stack_key(&o.stack).unwrap_or_else(|| "no stack sample".into());
+        o.key = format!("{command}: {place}");
+        o.class = Some(class);
+        return o;
+    };
+    o.code = status.code();
+    o.signal = signal_of(&status);
+    let memory_words = ["memory allocation of", "Cannot allocate memory", "os error 12", "out of memory"];
+    let first_line = o.stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string();
+    match (o.code, o.signal) {
+        (Some(0 | 2), _) => {}
+        (_, _) if memory_words.iter().any(|w| o.stderr.contains(w)) => {
+            o.class = Some(Class::Memory);
+            o.key = format!("{command}: allocation refused: {}", normalize(&first_line, 80));
+        }
+        (Some(101), _) => {
+            o.class = Some(Class::Panic);
+            o.key =
+                panic_key(&o.stderr).unwrap_or_else(|| format!("exit 101: {}", normalize(&first_line, 80)));
+        }
+        (_, Some(sig)) => {
+            o.class = Some(Class::Panic);
+            let why = panic_key(&o.stderr).unwrap_or_else(|| normalize(&first_line, 80));
+            o.key = format!("signal {sig}: {why}");
+        }
+        (Some(code), None) => {
+            o.class = Some(Class::Exit);
+            let msg = first_line.trim_start_matches("error: ");
+            // drop the file name, keep what is wrong
+            let msg = msg.split_once(": ").map(|(_, m)| m).unwrap_or(msg);
+            o.key = format!("exit {code}: {}", normalize(msg, 90));
+        }
+        (None, None) => {
+            o.class = Some(Class::Panic);
+            o.key = "no exit status".into();
+        }
+    }
+    o
+}
+
+/// Writes `case` into a scratch folder and runs its commands; `run` is
+/// skipped when `validate` already hung or blew up.
+pub fn execute(s: &Settings, case: &Case, timeout: Duration) -> Vec<Outcome> {
+    let dir = tempfile::Builder::new().prefix("fairsim-fuzz-").tempdir().expect("tempdir");
+    let l = layout(case, None, "", "out");
+    for (p, bytes) in &l.files {
+        let path = dir.path().join(p);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(path, bytes).unwrap();
+    }
+    let mut outcomes = Vec::new();
+    for (command, args) in &l.commands {
+        let o = run_command(s, dir.path(), command, args, timeout);
+        let stop = matches!(o.class, Some(Class::Hang | Class::Memory));
+        outcomes.push(o);
+        if stop {
+            break;
+        }
+    }
+    outcomes
+}
