@@ -407,7 +407,11 @@ fn a_dedicated_critical_pool_is_the_erlang_c_queue_whatever_the_export_does() {
     // 3,000 x 5 s / 14 = 1,071 s.
     let dir = tempdir();
     let out = dir.path().join("out");
-    run(&scenario("dedicated-pools.yaml"), &out, &["--no-plots", "--policy", "dedicated", "--policy", "fifo"]);
+    run(
+        &scenario("dedicated-pools.yaml"),
+        &out,
+        &["--no-plots", "--policy", "dedicated", "--policy", "fifo"],
+    );
     let p99 = |label: &str| {
         let s = read_csv(&out.join(label).join("summary.csv"));
         let row = s.iter().find(|r| r["scope"] == "class" && r["name"] == "critical").expect("critical");

@@ -224,9 +224,11 @@ impl Tally {
         }
         drop((received, entitled));
         self.samples.finish(&mut stats.all, (&mut groups, &index), &mut stats.classes);
-        debug_assert_eq!(
-            groups.iter().map(|g| g.service).sum::<Time>(),
-            stats.all.service,
+        // the windows sum in f64, exact while a tenant's total stays within
+        // 2^53 us (285 years of work); past it, within a microsecond per 2^53
+        debug_assert!(
+            stats.all.service > crate::time::HORIZON
+                || groups.iter().map(|g| g.service).sum::<Time>() == stats.all.service,
             "tenant service from the fairness windows differs from the attempts' service"
         );
         for g in std::iter::once(&mut stats.all).chain(&mut groups).chain(&mut stats.classes) {

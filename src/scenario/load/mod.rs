@@ -32,7 +32,7 @@ pub const MAX_WEIGHT: f64 = 1000.0;
 /// Most jobs a scenario's generators may describe (expected count for
 /// Poisson arrivals), and most arrivals in one batch: a batch is queued at
 /// once, about 150 bytes per queued job (docs/performance.md).
-pub const MAX_JOBS: u64 = 1_000_000_000;
+pub const MAX_JOBS: u64 = 200_000_000;
 pub const MAX_BATCH: u64 = 10_000_000;
 
 /// Most attempts a job may get under failure injection.
@@ -237,7 +237,10 @@ impl<'a> Builder<'a> {
         for p in &policies {
             let Some(s) = p.slice else { continue };
             // each slice is an event: at most a million per job of mean size
-            if workload.iter().any(|e| e.slice.is_none() && e.service.mean_secs() > 1e6 * to_secs_f64(s.slice)) {
+            if workload
+                .iter()
+                .any(|e| e.slice.is_none() && e.service.mean_secs() > 1e6 * to_secs_f64(s.slice))
+            {
                 return Err(self.err_line(
                     p.line,
                     p.column,

@@ -5,7 +5,7 @@
 //! file, see [`crate::policy::registry`]); a key the policy does not take,
 //! or a value of the wrong shape, is an error at its line and column.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_saphyr::Spanned;
 
@@ -61,6 +61,7 @@ impl Builder<'_> {
             }
         }
         let mut out = Vec::with_capacity(raw.value.len());
+        let mut suffix: HashMap<String, u32> = HashMap::new();
         for p in &raw.value {
             let (line, col) = pos(p);
             let mut spec = match &p.value {
@@ -68,11 +69,13 @@ impl Builder<'_> {
                 RawPolicy::Map(m) => self.policy_entry(Form::Map(m), line, col)?,
             };
             if spec.label.is_empty() {
+                // each kind resumes its numbering where it stopped, so many
+                // unlabelled entries of one kind take linear time
+                let next = suffix.entry(spec.kind.clone()).or_insert(2);
                 let mut label = spec.kind.clone();
-                let mut k = 2;
                 while used.contains(&label.to_lowercase()) {
-                    label = format!("{}-{k}", spec.kind);
-                    k += 1;
+                    label = format!("{}-{next}", spec.kind);
+                    *next += 1;
                 }
                 used.insert(label.to_lowercase());
                 spec.label = label;
@@ -178,7 +181,11 @@ impl Builder<'_> {
             }
         }
         if spec.slice.is_some_and(|s| s.slice == 0) {
-            return Err(self.err_line(line, col, "`resume_overhead` goes with `slice`; add `slice: 2m` or remove it"));
+            return Err(self.err_line(
+                line,
+                col,
+                "`resume_overhead` goes with `slice`; add `slice: 2m` or remove it",
+            ));
         }
         Ok(spec)
     }
@@ -189,7 +196,9 @@ impl Builder<'_> {
             return Err(self.err_at(v, format!("`{key}` is a duration such as 2m")));
         };
         match parse_duration(&t.text) {
-            Ok(0) if positive => Err(self.err_at(v, format!("`{key}` must be greater than zero; write e.g. 2m"))),
+            Ok(0) if positive => {
+                Err(self.err_at(v, format!("`{key}` must be greater than zero; write e.g. 2m")))
+            }
             Ok(d) => Ok(d),
             Err(m) => Err(self.err_at(v, format!("`{key}`: {m}"))),
         }
