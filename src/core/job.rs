@@ -19,9 +19,10 @@ pub struct Arrival {
     pub failures: u32,
     /// Attempts allowed in all; when `failures >= max_attempts` the job fails for good.
     pub max_attempts: u32,
-    /// Interruptible iteration: the most work one claim runs (0: whole).
-    pub slice: Time,
-    pub resume_overhead: Time,
+    /// Interruptible iteration: 1 + the index of the workload entry whose
+    /// `slice` applies, 0 for none (an index, not the durations, keeps the
+    /// struct in the padding it had).
+    pub slicing: u16,
 }
 
 /// Index of a live job in the [`JobTable`]; reused after the job ends.

@@ -234,11 +234,11 @@ impl<'s> Engine<'s> {
                 let a = ahead.pop_front().expect("checked above");
                 let job = Job::from_arrival(self.next_seq, &a);
                 self.next_seq += 1;
-                let (slice, overhead) = match (a.slice, self.run_slice) {
-                    (0, Some(s)) => (s.slice, s.resume_overhead),
-                    _ => (a.slice, a.resume_overhead),
+                let slicing = match a.slicing {
+                    0 => self.run_slice,
+                    i => self.sc.workload[i as usize - 1].slice,
                 };
-                self.arrive(job, slice, overhead)?;
+                self.arrive(job, slicing)?;
                 self.read_ahead(source, &mut ahead);
             }
             if t == t_wake {
@@ -286,13 +286,14 @@ impl<'s> Engine<'s> {
         self.rec.warm_tenant(tenant);
     }
 
-    fn arrive(&mut self, job: Job, slice: Time, overhead: Time) -> Result<()> {
+    fn arrive(&mut self, job: Job, slicing: Option<crate::model::Slicing>) -> Result<()> {
         self.rec.on_arrival(&job);
         match self.admission.decide(&job, self.now, &self.loads) {
             Decision::Accept => {
                 let total = job.service;
                 let slot = self.jobs.insert(job);
-                if slice > 0 && total > slice {
+                if let Some(s) = slicing.filter(|s| total > s.slice) {
+                    let (slice, overhead) = (s.slice, s.resume_overhead);
                     self.sliced.insert(slot, Sliced { slice, overhead, total, left: total, done: 0 });
                     self.jobs.get_mut(slot).service = slice;
                 }
@@ -303,6 +304,7 @@ impl<'s> Engine<'s> {
         }
     }
 
+    #[inline(always)]
     fn enqueue(&mut self, slot: Slot) {
         let job = self.jobs.get_mut(slot);
         job.state = JobState::Queued;
@@ -313,9 +315,17 @@ impl<'s> Engine<'s> {
         self.rec.on_queued(job, slot, self.loads[t].queued);
         self.policy.push(job, slot, self.now);
         if self.placed {
-            // the queue the topology routed it to, for jobs.csv
-            self.jobs.get_mut(slot).queue = self.policy.placement(slot).0;
+            self.note_queue(slot);
         }
+    }
+
+    /// Records the queue a topology routed the job in `slot` to (for
+    /// jobs.csv). Out of line: the default topology never calls it, and
+    /// `enqueue` stays small enough to inline.
+    #[cold]
+    #[inline(never)]
+    fn note_queue(&mut self, slot: Slot) {
+        self.jobs.get_mut(slot).queue = self.policy.placement(slot).0;
     }
 
     /// Ends the queued jobs the policy expired during the last pick.

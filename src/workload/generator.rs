@@ -64,6 +64,8 @@ pub struct EntryGenerator {
     error: Option<String>,
     /// The scenario file, for that error.
     source: PathBuf,
+    /// [`crate::core::Arrival::slicing`] of this entry's jobs.
+    slicing: u16,
 }
 
 impl EntryGenerator {
@@ -90,6 +92,8 @@ impl EntryGenerator {
             done: false,
             error: None,
             source: source.to_path_buf(),
+            // the loader refuses `slice` past entry 65,534
+            slicing: if spec.slice.is_some() { (index + 1) as u16 } else { 0 },
         }
     }
 
@@ -168,8 +172,7 @@ impl Iterator for EntryGenerator {
             cost: self.spec.cost,
             failures,
             max_attempts,
-            slice: self.spec.slice.map_or(0, |s| s.slice),
-            resume_overhead: self.spec.slice.map_or(0, |s| s.resume_overhead),
+            slicing: self.slicing,
         })
     }
 }

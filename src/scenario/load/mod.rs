@@ -341,6 +341,9 @@ impl<'a> Builder<'a> {
                 Some(t) => traces.push(self.build_trace(e, t)?),
                 None => {
                     let entry = self.build_entry(e)?;
+                    if entry.slice.is_some() && entries.len() >= u16::MAX as usize - 1 {
+                        return Err(self.err_at(e, "`slice` is supported on the first 65,534 generator entries only; move this entry up"));
+                    }
                     jobs += entry.arrivals.expected_count();
                     entries.push(entry);
                 }

@@ -423,8 +423,7 @@ impl TraceSource {
                 cost: row.cost,
                 failures: 0,
                 max_attempts: 1,
-                slice: 0,
-                resume_overhead: 0,
+                slicing: 0,
             });
         }
     }
