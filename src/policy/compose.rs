@@ -145,4 +145,23 @@ mod tests {
         assert_eq!(after_b_finishes("hierarchical"), "B");
         assert_eq!(after_b_finishes("priority"), "B");
     }
+
+    #[test]
+    fn jobs_dropped_in_one_class_are_not_counted_against_another() {
+        // hierarchical over classes hi (priority 1) and lo (5), edf with
+        // `late: drop` inside each; one worker's worth of picks at t = 0.
+        // hi holds one job of 10 s due at 5 s: it cannot make it, so hi's edf
+        // drops it and offers nothing; lo then starts L's first job. lo still
+        // holds 2 jobs, and the next two picks start them: "LLL". Counting
+        // hi's dropped job against lo as well would leave lo's count at 0
+        // with 2 jobs queued, and lo would be skipped: "L".
+        let sc = load_str(
+            "workers: 99\nclasses: {hi: {priority: 1}, lo: {priority: 5}}\nworkload:\n  - {tenant: H, class: hi, count: 1, service: 10s, deadline: 5s}\n  - {tenant: L, class: lo, count: 3, service: 1s}\npolicies: [{policy: hierarchical, then: {policy: edf, late: drop}}]\n",
+            Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let mut kit = Kit::new(&sc);
+        kit.push_all();
+        assert_eq!(kit.pick_n(9), "LLL");
+    }
 }
