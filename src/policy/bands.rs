@@ -263,4 +263,31 @@ mod tests {
         assert_eq!((b.recent.len(), b.in_window[2], b.in_window[1]), (1, 0, 1));
         assert!(b.below_floor(2), "0 of 1 < 0.5 * 2");
     }
+
+    #[test]
+    fn the_most_starved_class_below_its_floor_goes_first() {
+        // Classes hi (priority 1), mid (5, floor 0.5), lo (9, floor 0.25),
+        // one tenant each, a 1 h window, all at t = 0. A class is below its
+        // floor when n_c < f_c (n + 1); of several below, the smallest n_c /
+        // f_c goes first (ties in priority order). Before lo has work:
+        // 1: mid 0 < 0.5 -> M. 2: mid 1 < 1? no -> hi. 3: 1 < 1.5 -> M.
+        // 4: 2 < 2? no -> H. lo's jobs arrive (n = 4, mid 2, lo 0):
+        // 5: mid 2 < 2.5 and lo 0 < 1.25, both below; 0/0.25 < 2/0.5 -> L.
+        // 6: mid 2 < 3, lo 1 < 1.5; 1/0.25 = 2/0.5, tie -> M (priority).
+        // 7: mid 3 < 3.5, lo 1 < 1.75; 4 < 6 -> L. 8: lo 2 < 2? no -> M.
+        // 9: mid 4 < 4.5, lo 2 < 2.25; 8 = 8, tie -> M. 10: mid 5 < 5? no;
+        // lo 2 < 2.5 -> L. Priority order among the classes below their
+        // floors (the comparison broken) gives M at 5, 7; comparing
+        // n_a + f_b or n_a / f_b instead of n_a x f_b changes 5, 6 or 7.
+        let sc = crate::scenario::load_str(
+            "workers: 99\nclasses: {hi: {priority: 1}, mid: {priority: 5}, lo: {priority: 9}}\nworkload:\n  - {tenant: H, class: hi, count: 20, service: 1s}\n  - {tenant: M, class: mid, count: 20, service: 1s}\n  - {tenant: L, class: lo, count: 20, at: 1s, service: 1s}\npolicies: [{policy: bands, window: 1h, floor: {mid: 0.5, lo: 0.25}}]\n",
+            std::path::Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let mut kit = crate::policy::testkit::Kit::new(&sc);
+        kit.push_n(40);
+        assert_eq!(kit.pick_n(4), "MHMH");
+        kit.push_all();
+        assert_eq!(kit.pick_n(6), "LMLMML");
+    }
 }

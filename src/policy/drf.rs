@@ -249,4 +249,94 @@ mod tests {
         kit.finish(a);
         assert_eq!(kit.pick_n(5), "A");
     }
+
+    #[test]
+    fn the_worker_count_is_a_resource_of_the_dominant_share() {
+        // 4 workers and 100 CPU. A's tasks take 30 CPU: a task adds 1/4 of
+        // the workers and 0.3 of the CPU, dominant 0.3 per task; B's take 1
+        // CPU, dominant the workers, 0.25 per task. A (tie at 0, A listed
+        // first) -> 0.3; B 0 -> 0.25; B 0.25 < 0.3 -> 0.5; A 0.3 < 0.5 ->
+        // max(2/4, 0.6) = 0.6; the 4 workers are busy: "ABBA". Counting the
+        // workers as running x workers (or running mod workers, = running
+        // below 4) instead of running / workers makes both shares 1 per task
+        // and alternates: "ABAB".
+        let sc = load_str(
+            "workers: 4\nresources: {cpu: 100}\nworkload:\n  - {tenant: A, count: 9, service: 1h, cost: {cpu: 30}}\n  - {tenant: B, count: 9, service: 1h, cost: {cpu: 1}}\npolicies: [drf]\n",
+            Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let mut kit = Kit::new(&sc);
+        kit.push_all();
+        assert_eq!(kit.pick_n(9), "ABBA");
+        assert!(kit.skips.is_empty(), "{:?}", kit.skips);
+    }
+
+    #[test]
+    fn a_parked_tenant_is_not_listed_again_by_a_new_job() {
+        // 10 workers; A (cap 1) queues 2 jobs, B 2, at t = 0. A (tie at 0,
+        // listed first) starts -> 0.1; B 0 -> 0.1; tie, A older: refused at
+        // its cap, parked (one skip); B -> 0.2; B's queue is empty, A parked:
+        // nothing more, "ABB". A third job of A arrives while A is parked: A
+        // stays aside until the engine unparks it, so the next pick asks
+        // nobody and the log keeps its single skip. Listing a parked tenant
+        // on a push would ask the gate again: a second `A:at_cap`.
+        let sc = load_str(
+            "workers: 10\ntenants: {A: {cap: 1}}\nworkload:\n  - {tenant: A, count: 2, service: 1s}\n  - {tenant: B, count: 2, service: 1s}\n  - {tenant: A, count: 1, at: 1s, service: 1s}\npolicies: [drf]\n",
+            Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let mut kit = Kit::new(&sc);
+        kit.push_n(4);
+        assert_eq!(kit.pick_n(9), "ABB");
+        assert_eq!(kit.skips, ["A:at_cap"]);
+        kit.push_n(1);
+        assert_eq!(kit.pick_n(9), "");
+        assert_eq!(kit.skips, ["A:at_cap"]);
+    }
+
+    #[test]
+    fn a_finished_job_gives_its_share_back() {
+        // 2 workers, no other resource: a running job is 1/2 of the pool. A
+        // (tie at 0, listed first) -> 1/2, B -> 1/2. B's job ends: B is back
+        // at 0 < A's 1/2, so B's next job takes the free worker. If the finish
+        // were not subtracted, A and B would tie at 1/2 and A, whose share
+        // changed first, would go: "A".
+        let sc = load_str(
+            "workers: 2\nworkload:\n  - {tenant: A, count: 5, service: 1s}\n  - {tenant: B, count: 5, service: 1s}\npolicies: [drf]\n",
+            Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let mut kit = Kit::new(&sc);
+        kit.push_all();
+        let _a = kit.pick().expect("A starts");
+        let b = kit.pick().expect("B starts");
+        assert_eq!(kit.jobs.get(b).tenant, 1);
+        kit.finish(b);
+        assert_eq!(kit.pick_n(1), "B");
+    }
+
+    #[test]
+    fn compacting_the_heap_keeps_every_listed_tenant() {
+        // One worker, A and B with 200 jobs each, every job finished before
+        // the next pick. Each finish relists its tenant at share 0 and leaves
+        // its older entry (share 1) stale in the heap: one more stale entry per
+        // job, so the heap passes 2 x 2 + 64 entries after about 66 jobs and is
+        // compacted, more than once. Shares tie at 0 after every finish and the
+        // tenant whose share changed least recently goes: A, B, A, B, ... for
+        // all 400 jobs. A compaction that kept the stale entries and dropped
+        // the live ones would leave nothing to pick after the first.
+        let sc = load_str(
+            "workers: 1\nworkload:\n  - {tenant: A, count: 200, service: 1s}\n  - {tenant: B, count: 200, service: 1s}\npolicies: [drf]\n",
+            Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let mut kit = Kit::new(&sc);
+        kit.push_all();
+        let mut order = String::new();
+        while let Some(slot) = kit.pick() {
+            order.push(if kit.jobs.get(slot).tenant == 0 { 'A' } else { 'B' });
+            kit.finish(slot);
+        }
+        assert_eq!(order, "AB".repeat(200));
+    }
 }

@@ -193,4 +193,36 @@ mod tests {
         // A was refused at its cap twice: at the second pick and after job 1 started
         assert_eq!(kit.skips, ["A:at_cap", "A:at_cap"]);
     }
+
+    #[test]
+    fn a_capped_tenant_other_than_the_first_is_set_aside_too() {
+        // The same as above with the capped tenant second in the tenant list
+        // (B, id 1, its parked bit is bit 1 of the set): B (cap 1) queues jobs
+        // 0, 1, 2 and A jobs 3, 4, 5, all at t = 0. 0 starts; 1 is refused (B
+        // at its cap) and set aside, B parked; 2 reaches the front while B is
+        // parked and is set aside without asking the gate; 3 runs. When 0 ends,
+        // B's 1 (older than 4) runs, 2 is refused, 4 runs; when 1 ends, 2, then 5.
+        // Exactly two at_cap skips: a parked bit read from the wrong position
+        // would ask the gate for job 2 as well.
+        let sc = load_str(
+            "workers: 99\ntenants:\n  A: {}\n  B: {cap: 1}\nworkload:\n  - {tenant: B, count: 3, service: 1s}\n  - {tenant: A, count: 3, service: 1s}\npolicies: [fifo]\n",
+            Path::new("t.yaml"),
+        )
+        .expect("valid scenario");
+        let mut kit = Kit::new(&sc);
+        kit.push_all();
+        let seq = |kit: &mut Kit| kit.pick().map(|s| kit.jobs.get(s).seq);
+        let first = kit.pick().expect("job 0 starts");
+        assert_eq!(kit.jobs.get(first).seq, 0);
+        assert_eq!(seq(&mut kit), Some(3));
+        kit.finish(first);
+        let second = kit.pick().expect("job 1 starts");
+        assert_eq!(kit.jobs.get(second).seq, 1);
+        assert_eq!(seq(&mut kit), Some(4));
+        kit.finish(second);
+        assert_eq!(seq(&mut kit), Some(2));
+        assert_eq!(seq(&mut kit), Some(5));
+        assert_eq!(seq(&mut kit), None);
+        assert_eq!(kit.skips, ["B:at_cap", "B:at_cap"]);
+    }
 }

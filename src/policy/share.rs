@@ -214,4 +214,46 @@ mod tests {
         // stays: A 0 < B 1 -> A; then A 1 = B 1 and B was served less recently -> B.
         assert_eq!(kit.pick_n(2), "AB");
     }
+
+    #[test]
+    fn a_start_leaves_the_window_exactly_one_window_later() {
+        // window 10 s: the window at `now` is (now - 10 s, now]. A's jobs
+        // arrive at 0, B's at 5 s. t = 0: only A has work: A, A (A 2).
+        // t = 5 s: A 2 against B 0 -> B (B 1). t = 10 s: A's two starts at 0
+        // leave exactly now: A 0 against B 1 -> A. Keeping a start that is
+        // exactly one window old (or never removing any) keeps A at 2 -> B.
+        let sc = load_str(
+            "workers: 99\nworkload:\n  - {tenant: A, count: 5, service: 1s}\n  - {tenant: B, count: 5, at: 5s, service: 1s}\npolicies: [{policy: share, window: 10s}]\n",
+            Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let mut kit = Kit::new(&sc);
+        kit.push_n(5);
+        assert_eq!(kit.pick_n(2), "AA");
+        kit.now = 5_000_000;
+        kit.push_all();
+        assert_eq!(kit.pick_n(1), "B");
+        kit.now = 10_000_000;
+        assert_eq!(kit.pick_n(1), "A");
+    }
+
+    #[test]
+    fn a_leaving_start_takes_out_exactly_its_own_count() {
+        // window 10 s, A weight 1, B weight 2, all at t = 0. Smallest
+        // count / weight first, ties to the least recently served:
+        // A (0, tie, A first) -> 1; B 0 -> 1/2; B 1/2 < 1 -> 2/2. At 10 s all
+        // three starts leave: A 0 and B 0 tie, A served least recently -> A.
+        // Removing a leaving start by dividing the count instead of
+        // subtracting (A 1 job -> 1 unit left over, B 2 jobs -> 0) gives B.
+        let sc = load_str(
+            "workers: 99\ntenants: {A: {weight: 1}, B: {weight: 2}}\nworkload:\n  - {tenant: A, count: 5, service: 1s}\n  - {tenant: B, count: 5, service: 1s}\npolicies: [{policy: share, window: 10s}]\n",
+            Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let mut kit = Kit::new(&sc);
+        kit.push_all();
+        assert_eq!(kit.pick_n(3), "ABB");
+        kit.now = 10_000_000;
+        assert_eq!(kit.pick_n(1), "A");
+    }
 }

@@ -162,4 +162,24 @@ mod tests {
         // tags: A 5, B 5 (A's job id is lower), A 6, B 6, A 7, B 7, A 8 ...
         assert_eq!(kit.pick_n(7), "ABABABA");
     }
+
+    #[test]
+    fn a_capped_tenant_comes_back_when_unparked() {
+        // Equal weights, A (cap 1) and B 3 jobs each at t = 0: tags A 1, 2, 3
+        // and B 1, 2, 3, ties to the lower job id. A1 (id 0) -> B1 -> A2 (tag 2,
+        // id 1, before B2's id 4) is refused at A's cap: A parked -> B2 -> B3;
+        // then nothing. A's job ends: A is unparked and A2 runs.
+        let sc = load_str(
+            "workers: 99\ntenants: {A: {cap: 1}}\nworkload:\n  - {tenant: A, count: 3, service: 1s}\n  - {tenant: B, count: 3, service: 1s}\npolicies: [wfq]\n",
+            Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let mut kit = Kit::new(&sc);
+        kit.push_all();
+        let a = kit.pick().expect("A1");
+        assert_eq!(kit.pick_n(9), "BBB");
+        assert_eq!(kit.skips, ["A:at_cap"]);
+        kit.finish(a);
+        assert_eq!(kit.pick_n(1), "A");
+    }
 }
