@@ -101,6 +101,10 @@ pub struct Engine<'s> {
     /// The run's own slicing (a policy entry's `slice`), for jobs whose
     /// entry sets none.
     run_slice: Option<crate::model::Slicing>,
+    /// `on_cap: {delay}`: tenants refused at their cap come back at these
+    /// times, not when one of their jobs ends.
+    cap_delay: Option<Time>,
+    delayed: std::collections::BinaryHeap<std::cmp::Reverse<(Time, TenantId)>>,
     now: Time,
     jobs: JobTable,
     loads: Vec<TenantLoad>,
@@ -139,6 +143,8 @@ impl<'s> Engine<'s> {
             spare,
             placed: sc.topology.is_some(),
             run_slice: None,
+            cap_delay: None,
+            delayed: std::collections::BinaryHeap::new(),
             now: 0,
             jobs: JobTable::default(),
             loads,
@@ -163,6 +169,13 @@ impl<'s> Engine<'s> {
     /// entry sets its own (a policy entry's `slice`).
     pub fn with_slicing(mut self, s: Option<crate::model::Slicing>) -> Self {
         self.run_slice = s;
+        self
+    }
+
+    /// A job refused at its tenant's cap becomes claimable again `d` later
+    /// (a policy entry's `on_cap: {delay}`), not when the cap frees.
+    pub fn with_cap_delay(mut self, d: Option<Time>) -> Self {
+        self.cap_delay = d;
         self
     }
 
@@ -214,7 +227,8 @@ impl<'s> Engine<'s> {
             } else {
                 Time::MAX
             };
-            let t = t_done.min(t_arr).min(t_wake);
+            let t_delay = self.delayed.peek().map_or(Time::MAX, |r| r.0 .0);
+            let t = t_done.min(t_arr).min(t_wake).min(t_delay);
             if t == Time::MAX && self.running.is_empty() && ahead.is_empty() {
                 break;
             }
@@ -243,6 +257,9 @@ impl<'s> Engine<'s> {
             }
             if t == t_wake {
                 self.policy.on_wakeup(&mut self.jobs, t);
+            }
+            if t == t_delay {
+                self.end_delays();
             }
             self.dispatch()?;
             events += 1;
@@ -398,7 +415,7 @@ impl<'s> Engine<'s> {
                 self.sc.workers,
                 &self.loads,
                 self.spare,
-                self.policy.work_conserving(),
+                self.policy.work_conserving() && self.cap_delay.is_none(),
                 blocked_by_fit,
             );
         }
@@ -472,11 +489,28 @@ impl<'s> Engine<'s> {
         self.rec.on_still_parked(parked);
     }
 
+    /// Puts back the tenants whose `on_cap` delay ends now.
+    fn end_delays(&mut self) {
+        while let Some(&std::cmp::Reverse((at, t))) = self.delayed.peek() {
+            if at > self.now {
+                break;
+            }
+            self.delayed.pop();
+            if self.loads[t as usize].parked == Some(Skip::AtCap) {
+                self.loads[t as usize].parked = None;
+                self.policy.unpark(t, &self.jobs, self.now);
+            }
+        }
+    }
+
     /// Files tenants the gate just parked under their reason.
     fn sort_parked(&mut self) {
         for t in self.gate_parked.drain(..) {
             match self.loads[t as usize].parked {
-                Some(Skip::AtCap) => self.parked_at_cap.push(t),
+                Some(Skip::AtCap) => match self.cap_delay {
+                    Some(d) => self.delayed.push(std::cmp::Reverse((self.now + d, t))),
+                    None => self.parked_at_cap.push(t),
+                },
                 Some(_) => self.parked_no_fit.push(t),
                 None => {}
             }
@@ -564,7 +598,7 @@ impl<'s> Engine<'s> {
         }
         let load = &mut self.loads[t as usize];
         load.running -= 1;
-        if load.parked == Some(Skip::AtCap) && load.running < load.cap {
+        if load.parked == Some(Skip::AtCap) && load.running < load.cap && self.cap_delay.is_none() {
             load.parked = None;
             self.policy.unpark(t, &self.jobs, now);
         }

@@ -41,6 +41,10 @@ pub struct PolicySpec {
     /// the entry): every job longer than the slice yields after each slice,
     /// unless its workload entry sets its own.
     pub slice: Option<super::Slicing>,
+    /// `on_cap: {delay}`: a job refused because its tenant is at its cap is
+    /// not claimable again for this long (the priority-classes article's
+    /// SQL), instead of the moment a running job of its tenant ends.
+    pub cap_delay: Option<Time>,
 }
 
 impl PolicySpec {

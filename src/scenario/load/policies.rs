@@ -27,7 +27,7 @@ pub const RESERVED_LABELS: [&str; 6] =
 const MAX_LABEL_BYTES: usize = 200;
 
 /// The keys every entry may have besides its policy's parameters.
-const COMMON_KEYS: [&str; 6] = ["policy", "label", "spare", "topology", "slice", "resume_overhead"];
+const COMMON_KEYS: [&str; 7] = ["policy", "label", "spare", "topology", "slice", "resume_overhead", "on_cap"];
 
 type Entries = [(Spanned<String>, Spanned<RawValue>)];
 
@@ -165,6 +165,7 @@ impl Builder<'_> {
                 "label" => spec.label = self.label(value)?.to_string(),
                 "spare" => spec.spare = self.spare(value)?,
                 "topology" => spec.topology = Some(self.topology_of(value)?),
+                "on_cap" => spec.cap_delay = self.on_cap(value)?,
                 "slice" => {
                     let s = self.run_duration(value, "slice", true)?;
                     spec.slice.get_or_insert(Slicing { slice: 0, resume_overhead: 0 }).slice = s;
@@ -188,6 +189,20 @@ impl Builder<'_> {
             ));
         }
         Ok(spec)
+    }
+
+    /// `on_cap: hold` (the default) or `on_cap: {delay: 5s}`.
+    fn on_cap(&self, v: &Spanned<RawValue>) -> Result<Option<Time>> {
+        match &v.value {
+            RawValue::Scalar(t) if t.text == "hold" => Ok(None),
+            RawValue::Map(m) if m.len() == 1 && m[0].0.value == "delay" => {
+                Ok(Some(self.run_duration(&m[0].1, "on_cap.delay", true)?))
+            }
+            _ => Err(self.err_at(
+                v,
+                format!("`on_cap: {}` is not valid; write `hold` (wait in place until the cap frees) or `{{delay: 5s}}` (back to the queue for 5 s)", show(&v.value)),
+            )),
+        }
     }
 
     /// A duration given on a policy entry (`slice`, `resume_overhead`).
@@ -316,11 +331,11 @@ impl Builder<'_> {
     fn inner_policy(&self, form: Form, at: &Spanned<RawValue>) -> Result<Value> {
         let (line, col) = pos(at);
         let mut inner = self.policy_entry(form, line, col)?;
-        if inner.topology.is_some() || inner.slice.is_some() {
+        if inner.topology.is_some() || inner.slice.is_some() || inner.cap_delay.is_some() {
             return Err(self.err_line(
                 line,
                 col,
-                "`topology` and `slice` belong to the outer policy entry (a wrapped policy only orders jobs); move them out",
+                "`topology`, `slice` and `on_cap` belong to the outer policy entry (a wrapped policy only orders jobs); move them out",
             ));
         }
         if inner.label.is_empty() {
