@@ -324,6 +324,22 @@ fn cmd_validate(path: &std::path::Path) -> Result<()> {
     }
     let labels: Vec<String> = sc.policies.iter().map(|p| format!("{} ({})", p.label, p.kind)).collect();
     println!("  policies: {}", labels.join(", "));
+    let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+    for t in &sc.topologies {
+        let shape = match &t.planner {
+            Some(_) => "a planner in front of `main`".to_string(),
+            None => format!(
+                "{}, {}",
+                n(t.queues.len(), "queue", "queues"),
+                n(t.route.len(), "routing rule", "routing rules")
+            ),
+        };
+        let workers = match t.workers() {
+            u32::MAX => "unlimited workers (resources only)".to_string(),
+            w => n(w as usize, "worker", "workers"),
+        };
+        println!("  topology {}: {shape}, {} with {workers}", t.name, n(t.pools.len(), "pool", "pools"));
+    }
     let bytes = crate::output::estimate::log_bytes(&sc);
     println!("  full logs: about {} for all policies", crate::output::estimate::human_bytes(bytes));
     Ok(())
