@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use crate::core::{Gate, Job, JobTable, Slot, TenantLoad};
-use crate::model::{Busy, PlannerSpec, PolicySpec, PoolId, QueueId, Scenario, TenantId, MAX_RESOURCES};
+use crate::model::{Busy, PlannerSpec, PolicySpec, Scenario, TenantId, MAX_RESOURCES};
 use crate::policy::{self, Policy};
 use crate::time::Time;
 
@@ -84,14 +84,6 @@ impl Planner {
         })
     }
 
-    fn mark(&mut self, slot: Slot, in_main: bool) {
-        let i = slot as usize;
-        if self.in_main.len() <= i {
-            self.in_main.resize(i + 1, false);
-        }
-        self.in_main[i] = in_main;
-    }
-
     /// Age of the main queue's oldest job.
     fn latency(&mut self, now: Time) -> Time {
         while let Some(&(_, s)) = self.promoted.front() {
@@ -139,11 +131,7 @@ impl Planner {
             self.active -= u64::from(self.waiting[t] == 0);
             self.main.push(job, slot, now);
             self.promoted.push_back((now, slot));
-            let i = slot as usize;
-            if self.in_main.len() <= i {
-                self.in_main.resize(i + 1, false);
-            }
-            self.in_main[i] = true;
+            mark(&mut self.in_main, slot, true);
             self.main_depth += 1;
             moved += 1;
         }
@@ -175,7 +163,7 @@ impl Policy for Planner {
         if job.attempts > 0 {
             // a retry or the next slice stays in the main queue
             self.main.push(job, slot, now);
-            self.mark(slot, true);
+            mark(&mut self.in_main, slot, true);
             self.promoted.push_back((now, slot));
             self.main_depth += 1;
             return;
@@ -190,7 +178,7 @@ impl Policy for Planner {
         self.active += u64::from(self.waiting[t] == 0);
         self.waiting[t] += 1;
         self.ledger.push(job, slot, now);
-        self.mark(slot, false);
+        mark(&mut self.in_main, slot, false);
     }
 
     fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
@@ -230,8 +218,14 @@ impl Policy for Planner {
             self.wake(now);
         }
     }
+}
 
-    fn placement(&self, _slot: Slot) -> (QueueId, PoolId) {
-        (0, 0)
+/// Whether the job in `slot` waits in the main queue (slots are reused, so
+/// the flag is set both ways).
+fn mark(in_main: &mut Vec<bool>, slot: Slot, on: bool) {
+    let i = slot as usize;
+    if in_main.len() <= i {
+        in_main.resize(i + 1, false);
     }
+    in_main[i] = on;
 }

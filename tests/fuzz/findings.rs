@@ -41,6 +41,23 @@ fn stem_of(class: Class, key: &str) -> String {
     format!("{}-{}-{:06x}", class.name(), slug.trim_end_matches('-'), h & 0xff_ffff)
 }
 
+/// `text` with this machine's paths made portable: the repository's own
+/// prefix removed (paths become repository-relative), the cargo registry
+/// and the temporary folder named generically.
+pub fn machine_free(text: &str) -> String {
+    let repo = format!("{}/", env!("CARGO_MANIFEST_DIR"));
+    let mut out = text.replace(&repo, "");
+    let tmp = std::env::temp_dir();
+    let tmp = tmp.to_string_lossy();
+    out = out.replace(&format!("{}/", tmp.trim_end_matches('/')), "$TMPDIR/");
+    if let Some(home) = std::env::var_os("CARGO_HOME").or_else(|| {
+        std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cargo").into_os_string())
+    }) {
+        out = out.replace(&format!("{}/", home.to_string_lossy()), "$CARGO_HOME/");
+    }
+    out
+}
+
 /// The command line of a finding, runnable from the repository root.
 fn command_line(s: &Settings, f: &Finding) -> String {
     let shown = layout(&f.case, Some(&stem_of(f.class, &f.key)), &shown_dir(s), "/tmp/fairsim-fuzz-out");
