@@ -216,6 +216,12 @@ impl Tenants {
         self.shares().map(|(w, _)| w).collect()
     }
 
+    /// Whether any tenant has a cap.
+    pub fn any_cap(&self) -> bool {
+        self.named.iter().any(|t| t.cap.is_some())
+            || self.blocks.iter().any(|b| matches!(b, Block::Generated { set, .. } if set.cap.is_some()))
+    }
+
     /// The cap of every tenant in id order (`u32::MAX`: none).
     pub fn caps(&self) -> Vec<u32> {
         self.shares().map(|(_, c)| c.unwrap_or(u32::MAX)).collect()

@@ -119,4 +119,7 @@ pub struct PoolSpec {
     /// The queues its workers fetch from, in poll order.
     pub queues: Vec<QueueId>,
     pub poll: Poll,
+    /// Jobs a worker claims per fetch (`LIMIT N`) and then runs one after
+    /// another; 1 without claim batching.
+    pub batch: u32,
 }

@@ -235,6 +235,7 @@ pub struct RawPool {
     pub poll: Option<Spanned<String>>,
     pub weights: Option<Spanned<Vec<Spanned<f64>>>>,
     pub count: Option<Spanned<u32>>,
+    pub batch: Option<Spanned<u32>>,
 }
 
 /// `log: {tick: 1s, window: 10s}`.

@@ -10,13 +10,20 @@
 //! first queue whose policy proposes a job the gate admits wins. A pool that
 //! finds nothing is set aside until one of its queues gets a job, a tenant
 //! in them is unparked, or one of its workers finishes.
+//!
+//! Claim batching (`batch: N`, the priority-classes article's `LIMIT N`): the
+//! fetch goes on claiming from the same poll order, the winning queue first,
+//! until the worker holds N jobs; the worker runs them one after another
+//! (the engine asks for a job when it is free, and gets the next of the
+//! batch before any pool polls). Until it starts, a claimed job still counts
+//! as waiting for its tenant.
 
 pub mod planner;
 pub mod pools;
 pub mod route;
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::rc::Rc;
 
 use rand_pcg::Pcg64;
@@ -69,6 +76,13 @@ pub struct Dispatcher<'s> {
     parked_in: HashMap<TenantId, Vec<QueueId>>,
     rng: Pcg64,
     order: Vec<QueueId>,
+    /// Claim batches: the jobs each batch still holds, the batch of each
+    /// running job (by job id) and the batches whose worker is free and
+    /// runs its next job at the engine's next pick.
+    batches: Vec<VecDeque<Slot>>,
+    spare_batches: Vec<u32>,
+    batch_of: HashMap<u64, u32>,
+    continuing: VecDeque<u32>,
     wakes: bool,
     stats: Rc<RefCell<TopologyStats>>,
 }
@@ -116,6 +130,10 @@ impl<'s> Dispatcher<'s> {
             parked_in: HashMap::new(),
             rng: rng::stream(sc.seed, label_hash(&topology.name) ^ 1, Purpose::Routing),
             order: Vec::new(),
+            batches: Vec::new(),
+            spare_batches: Vec::new(),
+            batch_of: HashMap::new(),
+            continuing: VecDeque::new(),
             wakes,
             stats,
         }
@@ -158,42 +176,104 @@ impl<'s> Dispatcher<'s> {
         }
     }
 
+    /// Asks queue `q`'s policy for a job; keeps the depth and the parked
+    /// tenants' queues up to date.
+    fn claim(&mut self, q: QueueId, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
+        let (parked, expired) = (gate.parked.len(), gate.expired.len());
+        let pick = self.queues[q as usize].pick(jobs, gate, now);
+        for &t in &gate.parked[parked..] {
+            let list = self.parked_in.entry(t).or_default();
+            if !list.contains(&q) {
+                list.push(q);
+            }
+        }
+        let dropped = (gate.expired.len() - expired) as u64;
+        let claimed = u64::from(pick.is_some());
+        self.set_depth(q, self.depth[q as usize] - dropped - claimed);
+        pick
+    }
+
     /// Lets pool `p` poll its queues; the job it starts, if any.
     fn fetch(&mut self, p: PoolId, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
         let mut order = std::mem::take(&mut self.order);
         self.pools[p as usize].fetch_order(&mut self.rng, &mut order);
         let mut found = None;
-        for &q in &order {
-            let (parked, expired) = (gate.parked.len(), gate.expired.len());
-            let pick = self.queues[q as usize].pick(jobs, gate, now);
-            for &t in &gate.parked[parked..] {
-                let list = self.parked_in.entry(t).or_default();
-                if !list.contains(&q) {
-                    list.push(q);
-                }
-            }
-            let dropped = (gate.expired.len() - expired) as u64;
-            let started = u64::from(pick.is_some());
-            self.set_depth(q, self.depth[q as usize] - dropped - started);
-            if let Some(slot) = pick {
-                found = Some((slot, q));
+        for (k, &q) in order.iter().enumerate() {
+            if let Some(slot) = self.claim(q, jobs, gate, now) {
+                found = Some((slot, k));
                 break;
             }
         }
-        self.order = order;
-        let (slot, q) = found?;
+        let Some((slot, k)) = found else {
+            self.order = order;
+            return None;
+        };
         let pool = &mut self.pools[p as usize];
         pool.free -= 1;
         if pool.free == 0 {
             self.ready.remove(&p);
         }
         self.placement[slot as usize].1 = p;
+        let batch = pool.batch as usize;
+        if batch > 1 {
+            let b = self.claim_batch(p, batch - 1, &order[k..], jobs, gate, now);
+            self.batch_of.insert(jobs.get(slot).seq, b);
+        }
+        self.order = order;
+        self.note_start(slot, p, jobs, now);
+        Some(slot)
+    }
+
+    /// Claims up to `n` more jobs for a worker of pool `p` from `order`,
+    /// each queue until it has nothing; the batch that holds them.
+    fn claim_batch(
+        &mut self,
+        p: PoolId,
+        n: usize,
+        order: &[QueueId],
+        jobs: &JobTable,
+        gate: &mut Gate,
+        now: Time,
+    ) -> u32 {
+        let b = self.spare_batches.pop().unwrap_or_else(|| {
+            self.batches.push(VecDeque::new());
+            (self.batches.len() - 1) as u32
+        });
+        let mut held = VecDeque::new();
+        'queues: for &q in order {
+            while held.len() < n {
+                match self.claim(q, jobs, gate, now) {
+                    Some(s) => {
+                        self.placement[s as usize].1 = p;
+                        held.push_back(s);
+                    }
+                    None => continue 'queues,
+                }
+            }
+            break;
+        }
+        self.batches[b as usize] = held;
+        b
+    }
+
+    /// Counts the start of the job in `slot` by a worker of pool `p`.
+    fn note_start(&mut self, slot: Slot, p: PoolId, jobs: &JobTable, now: Time) {
+        let q = self.placement[slot as usize].0;
         let wait = now - jobs.get(slot).ready;
         let mut s = self.stats.borrow_mut();
         s.started[q as usize] += 1;
         s.pool_started[p as usize] += 1;
         s.wait_sum[q as usize] += u128::from(wait);
         s.wait_max[q as usize] = s.wait_max[q as usize].max(wait);
+    }
+
+    /// The next job of a claim batch whose worker just became free.
+    fn continue_batch(&mut self, jobs: &JobTable, now: Time) -> Option<Slot> {
+        let b = self.continuing.pop_front()?;
+        let slot = self.batches[b as usize].pop_front().expect("a continuing batch holds a job");
+        self.batch_of.insert(jobs.get(slot).seq, b);
+        let p = self.placement[slot as usize].1;
+        self.note_start(slot, p, jobs, now);
         Some(slot)
     }
 }
@@ -228,6 +308,9 @@ impl Policy for Dispatcher<'_> {
     }
 
     fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
+        if !self.continuing.is_empty() {
+            return self.continue_batch(jobs, now);
+        }
         while let Some(&p) = self.ready.first() {
             if let Some(slot) = self.fetch(p, jobs, gate, now) {
                 return Some(slot);
@@ -249,6 +332,16 @@ impl Policy for Dispatcher<'_> {
         let (q, p) = (job.queue, job.pool);
         self.queues[q as usize].on_finish(job, now);
         self.stats.borrow_mut().pool_busy[p as usize] += u128::from(job.service);
+        if self.pools[p as usize].batch > 1 {
+            if let Some(b) = self.batch_of.remove(&job.seq) {
+                if !self.batches[b as usize].is_empty() {
+                    // the worker stays busy with its batch
+                    self.continuing.push_back(b);
+                    return;
+                }
+                self.spare_batches.push(b);
+            }
+        }
         let pool = &mut self.pools[p as usize];
         pool.free += 1;
         if !pool.nonempty.is_empty() {

@@ -19,6 +19,8 @@ pub struct Pool {
     weights: Option<Vec<f64>>,
     /// Positions in `queues` of the queues that hold jobs.
     pub nonempty: BTreeSet<u32>,
+    /// Jobs a worker claims per fetch.
+    pub batch: u32,
 }
 
 impl Pool {
@@ -31,6 +33,7 @@ impl Pool {
                 Poll::Weighted(w) => Some(w.clone()),
             },
             nonempty: BTreeSet::new(),
+            batch: spec.batch,
         }
     }
 
@@ -80,6 +83,7 @@ mod tests {
             workers: 1,
             queues: vec![0, 1],
             poll: Poll::Weighted(vec![4.0, 1.0]),
+            batch: 1,
         };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([0, 1]);
@@ -95,7 +99,8 @@ mod tests {
 
     #[test]
     fn strict_order_is_list_order_of_the_nonempty_queues() {
-        let spec = PoolSpec { name: "p".into(), workers: 1, queues: vec![5, 2, 7], poll: Poll::Strict };
+        let spec =
+            PoolSpec { name: "p".into(), workers: 1, queues: vec![5, 2, 7], poll: Poll::Strict, batch: 1 };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([2, 0]);
         let mut order = Vec::new();

@@ -17,6 +17,8 @@ use crate::time::parse_rate;
 const MAX_PER_TENANT: u32 = 64;
 /// Most jobs a sliding-window throttle counts per tenant (it keeps their times).
 const MAX_WINDOW_LIMIT: u32 = 100_000;
+/// Most jobs a worker claims in one fetch.
+const MAX_BATCH: u32 = 100_000;
 /// Policies that can order a planner's ledger: those that choose among
 /// tenants without caps, resources or deadlines (the ledger has none).
 const LEDGER_POLICIES: [&str; 6] = ["round_robin", "drr", "wfq", "lottery", "share", "fifo"];
@@ -101,8 +103,23 @@ impl Builder<'_> {
         }
         let index: HashMap<&str, QueueId> = [("main", 0)].into_iter().collect();
         let pools = match &t.value.pools {
-            Some(pl) => self.pools(pl, &index)?,
-            None => vec![PoolSpec { name: "workers".into(), workers, queues: vec![0], poll: Poll::Strict }],
+            Some(pl) => {
+                if let Some(b) = pl.value.iter().find_map(|p| p.value.batch.as_ref().filter(|b| b.value > 1))
+                {
+                    return Err(self.err_at(
+                        b,
+                        "claim batching is not modelled behind a planner (its main queue is claimed one job at a time); remove `batch`",
+                    ));
+                }
+                self.pools(pl, &index)?
+            }
+            None => vec![PoolSpec {
+                name: "workers".into(),
+                workers,
+                queues: vec![0],
+                poll: Poll::Strict,
+                batch: 1,
+            }],
         };
         let r = &p.value;
         let interval = self.pos_dur(&r.interval, "interval")?;
@@ -423,6 +440,7 @@ impl Builder<'_> {
             None => None,
         };
         let poll = self.poll(r)?;
+        let batch = self.claim_batch(r)?;
         let mut out = Vec::new();
         for i in 0..n.unwrap_or(1) {
             let mut queues = Vec::new();
@@ -446,9 +464,32 @@ impl Builder<'_> {
                 Some(_) => format!("{}{i}", r.name.value),
                 None => r.name.value.clone(),
             };
-            out.push(PoolSpec { name, workers: r.workers.value, queues, poll: poll.clone() });
+            out.push(PoolSpec { name, workers: r.workers.value, queues, poll: poll.clone(), batch });
         }
         Ok(out)
+    }
+
+    /// `batch: N`: jobs claimed per fetch. A claimed job waits in its
+    /// worker's batch without holding a cap slot or resources, so batching
+    /// is refused where either would be checked at claim time.
+    fn claim_batch(&self, r: &RawPool) -> Result<u32> {
+        let Some(b) = &r.batch else { return Ok(1) };
+        if b.value == 0 || b.value > MAX_BATCH {
+            return Err(self.err_at(b, format!("`batch` must be from 1 to {MAX_BATCH} jobs per fetch")));
+        }
+        if b.value > 1 && !self.resources.is_empty() {
+            return Err(self.err_at(
+                b,
+                "claim batching with `resources:` is not modelled (a claimed job would hold no resources until it starts); remove `batch` or `resources`",
+            ));
+        }
+        if b.value > 1 && self.tenants.any_cap() {
+            return Err(self.err_at(
+                b,
+                "claim batching with tenant caps is not modelled (a cap is checked when a job starts, after the batch was claimed); remove `batch` or the caps",
+            ));
+        }
+        Ok(b.value)
     }
 
     /// `s{i}` and `s{i+1}` for pool `i` of `n` (indices modulo n).
