@@ -301,11 +301,35 @@ policies: [round_robin]
     let (_d, sliced) = jobs_of(&text(", slice: 2m"), "round_robin");
     assert_eq!(wait_of_b(&sliced), 150.0);
     let a: Vec<_> = sliced.iter().filter(|r| r["tenant"] == "A").collect();
-    assert!(a.iter().all(|r| r["service"] == "3600" && r["attempts"] == "30"), "{a:?}");
+    assert!(a.iter().all(|r| r["service"] == "3600" && r["attempts"] == "1" && r["slices"] == "30"), "{a:?}");
     let end = sliced.iter().map(|r| secs(&r["finish"])).fold(0.0, f64::max);
     assert_eq!(end, 36060.0);
     let (_d, resumed) = jobs_of(&text(", slice: 2m, resume_overhead: 1s"), "round_robin");
     assert!(resumed.iter().filter(|r| r["tenant"] == "A").all(|r| r["service"] == "3629"));
+}
+
+#[test]
+fn a_failed_sliced_attempt_is_retried_from_its_first_slice() {
+    // One 10 s job in 2 s slices, each attempt failing (probability
+    // 0.999999: with this seed both attempts fail), at most 2 attempts.
+    // Attempt 1: slices at 0, 2, 4, 6, 8, failing at 10; attempt 2: slices
+    // at 10..18, failing for good at 20. jobs.csv: 2 attempts, 10 slices,
+    // outcome failed at 20 s. (Counting slices as attempts, the second slice
+    // would already have been the last allowed attempt.) The same with the
+    // run's `slice` on the policy entry.
+    for (entry, policy) in [(", slice: 2s", "fifo"), ("", "{policy: fifo, slice: 2s}")] {
+        let text = format!(
+            "workers: 1
+workload:
+  - {{tenant: A, count: 1, service: 10s, failure: {{probability: 0.999999, max_attempts: 2}}{entry}}}
+policies: [{policy}]
+"
+        );
+        let (_d, rows) = jobs_of(&text, "fifo");
+        let r = &rows[0];
+        let got = (r["attempts"].as_str(), r["slices"].as_str(), r["outcome"].as_str(), secs(&r["finish"]));
+        assert_eq!(got, ("2", "10", "failed", 20.0), "{policy}");
+    }
 }
 
 #[test]

@@ -64,7 +64,8 @@ impl Outcome {
     }
 }
 
-/// A job in the system.
+/// A job in the system. 120 bytes: the job table is the run's largest
+/// array, so a field more must find room in the padding.
 #[derive(Debug, Clone)]
 pub struct Job {
     /// Job id: its position in the arrival stream (0-based), the same under every policy.
@@ -77,11 +78,15 @@ pub struct Job {
     pub service: Time,
     pub deadline: Option<Time>,
     pub cost: Res,
-    /// Attempts that will fail before one succeeds (drawn by the workload).
-    pub failures: u32,
-    pub max_attempts: u32,
-    /// Attempts started so far.
+    /// Attempts that will fail before one succeeds (drawn by the workload;
+    /// at most `max_attempts`, which is at most 100).
+    pub failures: u16,
+    pub max_attempts: u16,
+    /// Attempts started so far (a job run in slices starts one attempt
+    /// with its first slice).
     pub attempts: u32,
+    /// Times the job started on a worker: every slice of every attempt.
+    pub slices: u32,
     pub first_start: Option<Time>,
     pub state: JobState,
     /// Under a topology, the queue the job was routed to and the pool that
@@ -101,9 +106,11 @@ impl Job {
             service: a.service,
             deadline: a.deadline,
             cost: a.cost,
-            failures: a.failures,
-            max_attempts: a.max_attempts,
+            // failures >= max_attempts means "fails for good" either way
+            failures: a.failures.min(a.max_attempts).min(u32::from(u16::MAX)) as u16,
+            max_attempts: a.max_attempts.min(u32::from(u16::MAX)) as u16,
             attempts: 0,
+            slices: 0,
             first_start: None,
             state: JobState::Queued,
             queue: 0,
@@ -111,6 +118,8 @@ impl Job {
         }
     }
 }
+
+const _: () = assert!(std::mem::size_of::<Job>() == 120);
 
 /// Slab of live jobs.
 #[derive(Debug, Default)]

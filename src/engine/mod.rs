@@ -527,7 +527,12 @@ impl<'s> Engine<'s> {
             (job.queue, job.pool) = self.policy.placement(slot);
         }
         job.state = JobState::Running;
-        job.attempts += 1;
+        job.slices += 1;
+        // a resumed slice continues the attempt its first slice started
+        if self.sliced.is_empty() || self.sliced.get(&slot).is_none_or(|s| s.done == 0) {
+            job.attempts += 1;
+        }
+        let job = self.jobs.get_mut(slot);
         job.first_start.get_or_insert(now);
         let (t, cost, seq, service) = (job.tenant as usize, job.cost, job.seq, job.service);
         if let Some(a) = self.audit.as_mut() {
@@ -567,8 +572,10 @@ impl<'s> Engine<'s> {
     }
 
     /// After a slice of a sliced job: puts the job back in its queue with
-    /// the next slice (true), or, after its last, restores its whole service
-    /// (the work its slices and resumes took) for the accounting (false).
+    /// the next slice (true). After its last: when the attempt failed and
+    /// will be retried, the retry starts again from the first slice;
+    /// otherwise its whole service (the work its slices and resumes took)
+    /// is restored for the accounting (false either way).
     fn next_slice(&mut self, slot: Slot) -> bool {
         let Some(s) = self.sliced.get_mut(&slot) else { return false };
         let job = self.jobs.get_mut(slot);
@@ -580,6 +587,11 @@ impl<'s> Engine<'s> {
             job.ready = self.now;
             self.enqueue(slot);
             return true;
+        }
+        if job.attempts <= u32::from(job.failures) && job.attempts < u32::from(job.max_attempts) {
+            (s.left, s.done) = (s.total, 0);
+            job.service = s.slice;
+            return false;
         }
         job.service = s.total + Time::from(s.done - 1) * s.overhead;
         self.sliced.remove(&slot);
@@ -613,8 +625,8 @@ impl<'s> Engine<'s> {
             return Ok(());
         }
         let job = self.jobs.get(slot);
-        if job.attempts <= job.failures {
-            if job.attempts >= job.max_attempts {
+        if job.attempts <= u32::from(job.failures) {
+            if job.attempts >= u32::from(job.max_attempts) {
                 let job = job.clone();
                 self.rec.on_end(self.sc, &job, now, Outcome::Failed)?;
                 self.jobs.remove(slot);

@@ -40,7 +40,7 @@ impl Logs {
             "jobs.csv",
             &[
                 "job", "tenant", "class", "arrival", "start", "finish", "wait", "service", "attempts",
-                "outcome", "queue", "pool",
+                "outcome", "queue", "pool", "slices",
             ],
         )?;
         Ok(Logs { jobs, ticks: TickLog::new(sc, dir)?, series, fairness })
@@ -137,6 +137,7 @@ impl Logs {
                 w.empty();
             }
         }
+        w.int(u64::from(job.slices));
         w.end()
     }
 

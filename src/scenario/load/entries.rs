@@ -40,12 +40,6 @@ impl Builder<'_> {
         };
         let failure = r.failure.as_ref().map(|f| self.failure(f)).transpose()?;
         let slice = self.slicing(r)?;
-        if let (Some(_), Some(f)) = (&slice, &r.failure) {
-            return Err(self.err_at(
-                f,
-                "`failure` and `slice` cannot be combined yet (a failed slice's retry is not modelled); remove one",
-            ));
-        }
         if let (Some(sl), Some(raw)) = (&slice, &r.slice) {
             // each slice is an event: a million per job is the most that
             // still runs in reasonable time
