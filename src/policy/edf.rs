@@ -130,6 +130,7 @@ mod tests {
             failures: 0,
             max_attempts: 1,
             attempts: 0,
+            slices: 0,
             first_start: None,
             state: JobState::Queued,
             queue: 0,
