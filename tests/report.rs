@@ -140,6 +140,12 @@ fn charts_and_report_are_written_and_rebuilt_byte_for_byte() {
         ("priority-wait-cdf", "Wait-time CDF per tenant", "wait before first start"),
         ("p99-wait-by-policy", "p99 wait per tenant, by policy", "p99 wait"),
         ("jain-over-time", "Jain&apos;s fairness index per window, by policy", "simulated time"),
+        ("strategies-p99", "Strategy comparison: p99 wait of the typical and the worst tenant", "p99 wait"),
+        (
+            "strategies-jain",
+            "Strategy comparison: Jain&apos;s index",
+            "Jain&apos;s index over the fairness windows",
+        ),
     ];
     for (stem, title, axis) in expect {
         let svg = std::fs::read_to_string(charts.join(format!("{stem}.svg"))).expect(stem);
@@ -158,7 +164,7 @@ fn charts_and_report_are_written_and_rebuilt_byte_for_byte() {
     assert!(html.contains("<h1>fairsim report: noisy-neighbor</h1>"));
     assert!(html.contains("tenant_p99_median"), "comparison table");
     assert!(html.contains("One tenant dumps 5,000 export jobs"), "scenario echoed");
-    assert_eq!(html.matches("<svg").count(), 3 * 4 + 2, "every chart inline");
+    assert_eq!(html.matches("<svg").count(), 3 * 4 + 4, "every chart inline");
     assert_eq!(
         std::fs::read(dir.join("scenario.yaml")).unwrap(),
         std::fs::read(scenario("noisy-neighbor.yaml")).unwrap()
@@ -280,6 +286,19 @@ fn p99_chart_plots_the_hand_derived_waits_and_report_redraws_from_the_csv() {
             let got = bar(&bars, policy, tenant);
             assert!((got - want).abs() < 0.2, "{policy} {tenant}: bar {got:.2} s, expected {want} s");
         }
+    }
+    // The strategy comparison: the median over A, B, C of their p99 (the
+    // typical tenant) and the largest: round_robin 3 and 22, hold 3 and 40,
+    // fifo 4 and 22.
+    let strategies =
+        bar_values(&std::fs::read_to_string(out.path().join("charts/strategies-p99.svg")).unwrap());
+    assert_eq!(strategies.len(), 6, "{strategies:?}");
+    for (policy, median, worst) in
+        [("round_robin", 3.0, 22.0), ("round_robin-hold", 3.0, 40.0), ("fifo", 4.0, 22.0)]
+    {
+        let got =
+            (bar(&strategies, "median tenant p99", policy), bar(&strategies, "worst tenant p99", policy));
+        assert!((got.0 - median).abs() < 0.2 && (got.1 - worst).abs() < 0.2, "{policy}: {got:?}");
     }
     // `fairsim report` draws from the CSV files alone: change round_robin's
     // p99 for A in summary.csv from 22 to 11 and the redrawn bar halves,

@@ -213,7 +213,7 @@ fn a_tenant_at_three_times_its_rate_sends_two_thirds_to_slow() {
     let sc = write(dir.path(), "t.yaml", THROTTLED);
     let out = dir.path().join("out");
     run(&sc, &out, &["--no-plots"]);
-    let queues = read_csv(&out.join("throttled/queues.csv"));
+    let queues = read_csv(&out.join("throttled/queue_totals.csv"));
     let routed: Vec<(&str, &str)> =
         queues.iter().map(|r| (r["queue"].as_str(), r["routed"].as_str())).collect();
     assert_eq!(routed, [("main", "1004"), ("slow", "1996")]);
@@ -477,4 +477,58 @@ policies:
     };
     assert_eq!(starts("held"), ["0", "1", "2"]);
     assert_eq!(starts("delayed"), ["0", "1.2", "2.4"]);
+}
+
+#[test]
+fn queues_csv_follows_each_queue_depth_and_oldest_age_tick_by_tick() {
+    // One worker, strict [main, slow], 1 s jobs at t = 0: 3 in main, 2 in
+    // slow; 1 s ticks. At a tick's end the job finishing then is counted and
+    // the next one has not started yet. main: queued 2, 1, 0 and completed
+    // 1, 2, 3 at 1, 2, 3 s, its oldest job 1 s and 2 s old (none at 3 s);
+    // it then has no work and no more rows. slow waits 3 s whole: queued 2
+    // at 1, 2, 3 s (ages 1, 2, 3), then 1 at 4 s (age 4) and 0 at 5 s.
+    let text = "workers: 1
+classes: {a: {}, b: {}}
+workload:
+  - {tenant: A, class: a, count: 3, service: 1s}
+  - {tenant: B, class: b, count: 2, service: 1s}
+topologies:
+  two:
+    queues: [main, slow]
+    route: [{class: b, to: slow}, {to: main}]
+    pools: [{name: w, workers: 1, queues: [main, slow]}]
+policies:
+  - {policy: fifo, topology: two, label: two}
+";
+    let dir = tempdir();
+    let sc = write(dir.path(), "q.yaml", text);
+    let out = dir.path().join("out");
+    run(&sc, &out, &[]);
+    let rows: Vec<String> = read_csv(&out.join("two/queues.csv"))
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {} {} {} {}",
+                r["time"], r["queue"], r["queued"], r["running"], r["completed"], r["oldest_age"]
+            )
+        })
+        .collect();
+    let want = [
+        "1 main 2 0 1 1",
+        "1 slow 2 0 0 1",
+        "2 main 1 0 2 2",
+        "2 slow 2 0 0 2",
+        "3 main 0 0 3 ",
+        "3 slow 2 0 0 3",
+        "4 slow 1 0 1 4",
+        "5 slow 0 0 2 ",
+    ];
+    assert_eq!(rows, want);
+    // and the report draws it, a line per queue
+    let chart = std::fs::read_to_string(out.join("charts/two-queue-age.svg")).expect("queue age chart");
+    assert!(
+        chart.contains("Oldest claimable job age per queue")
+            && chart.contains("slow")
+            && chart.contains("main")
+    );
 }

@@ -218,6 +218,13 @@ impl Recorder {
     }
 
     /// A job started an attempt at `now`. `queued` is its tenant's queue length after.
+    /// A topology placed the job in `job.queue` (after `on_queued`).
+    pub fn on_routed(&mut self, job: &Job, slot: Slot) {
+        if let Some(l) = self.logs.as_mut() {
+            l.on_routed(job, slot);
+        }
+    }
+
     pub fn on_start(&mut self, job: &Job, now: Time, queued: u64) {
         self.events += 1;
         self.tally.on_start(job, now);

@@ -343,6 +343,7 @@ impl<'s> Engine<'s> {
     #[inline(never)]
     fn note_queue(&mut self, slot: Slot) {
         self.jobs.get_mut(slot).queue = self.policy.placement(slot).0;
+        self.rec.on_routed(self.jobs.get(slot), slot);
     }
 
     /// Ends the queued jobs the policy expired during the last pick.

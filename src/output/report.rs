@@ -105,7 +105,8 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
     if with_charts {
         fs::create_dir_all(&staging)
             .map_err(|e| Error::io(format!("cannot create {}", staging.display()), e))?;
-        let drawn = draw_charts(dir, &labels, &summaries, &staging);
+        let drawn = headlines(&comparison, &cmp_path)
+            .and_then(|h| draw_charts(dir, &labels, &summaries, &h, &staging));
         if drawn.is_err() {
             let _ = fs::remove_dir_all(&staging);
         }
@@ -132,7 +133,32 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
 
 type Drawn = (Vec<Vec<Chart>>, Vec<Chart>);
 
-fn draw_charts(dir: &Path, labels: &[String], summaries: &[(PathBuf, Table)], out: &Path) -> Result<Drawn> {
+/// The strategy comparison's figures of each row of `comparison.csv`.
+fn headlines(cmp: &Table, path: &Path) -> Result<Vec<charts::Headline>> {
+    let cols =
+        ["policy", "tenant_p99_median", "worst_tenant_p99", "jain", "jain_min"].map(|c| cmp.col(c, path));
+    let [pi, mi, wi, ji, ki] = cols;
+    let (pi, mi, wi, ji, ki) = (pi?, mi?, wi?, ji?, ki?);
+    Ok(cmp
+        .rows
+        .iter()
+        .map(|r| charts::Headline {
+            label: r[pi].clone(),
+            tenant_p99_median: r[mi].parse().ok(),
+            worst_tenant_p99: r[wi].parse().ok(),
+            jain: r[ji].parse().ok(),
+            jain_min: r[ki].parse().ok(),
+        })
+        .collect())
+}
+
+fn draw_charts(
+    dir: &Path,
+    labels: &[String],
+    summaries: &[(PathBuf, Table)],
+    headlines: &[charts::Headline],
+    out: &Path,
+) -> Result<Drawn> {
     // tenants ranked by jobs from the first policy (every policy sees the same arrivals)
     let mut tenants: Vec<(String, u64)> = Vec::new();
     let mut p99: Vec<charts::PolicyP99s> = Vec::new();
@@ -156,7 +182,7 @@ fn draw_charts(dir: &Path, labels: &[String], summaries: &[(PathBuf, Table)], ou
         per_policy.push(c);
         series.push(s);
     }
-    let cross = charts::cross_charts(&groups, &p99, &series, out)?;
+    let cross = charts::cross_charts(&groups, &p99, &series, headlines, out)?;
     Ok((per_policy, cross))
 }
 

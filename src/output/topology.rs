@@ -1,4 +1,4 @@
-//! `queues.csv`, `pools.csv` and `routes.csv` of a run under a topology:
+//! `queue_totals.csv`, `pools.csv` and `routes.csv` of a run under a topology:
 //! what each queue received and served, how busy each pool was, which
 //! routing rule placed how many jobs.
 
@@ -54,7 +54,7 @@ pub fn write(dir: &Path, t: &TopologySpec, s: &TopologyStats, makespan: Time) ->
         r.push_str(&format!("{},{},{}\n", i + 1, field(&describe(t, &rule.action)), s.rule_matched[i]));
     }
     r.push_str(&format!(",unrouted (first queue),{}\n", s.unrouted));
-    for (name, text) in [("queues.csv", q), ("pools.csv", p), ("routes.csv", r)] {
+    for (name, text) in [("queue_totals.csv", q), ("pools.csv", p), ("routes.csv", r)] {
         let path = dir.join(name);
         std::fs::write(&path, text).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
     }

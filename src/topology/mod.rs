@@ -37,7 +37,7 @@ use crate::workload::rng::{self, Purpose};
 use pools::Pool;
 use route::Router;
 
-/// What a topology run counted, for `queues.csv` and `pools.csv`.
+/// What a topology run counted, for `queue_totals.csv` and `pools.csv`.
 #[derive(Debug, Clone, Default)]
 pub struct TopologyStats {
     /// Per queue: jobs routed in at arrival.

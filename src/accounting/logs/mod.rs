@@ -5,6 +5,7 @@
 //! statistics behind `summary.csv` are [`super::tally`].
 
 pub(crate) mod csv_rows;
+mod queues;
 mod series;
 mod ticks;
 
@@ -19,6 +20,7 @@ use super::fairness::Window;
 use super::groups::GroupStats;
 use super::Snapshot;
 use csv_rows::{open_csv, Csv};
+use queues::QueueSeries;
 use series::Series;
 use ticks::TickLog;
 
@@ -27,6 +29,8 @@ pub struct Logs {
     ticks: TickLog,
     series: Series,
     fairness: Csv,
+    /// Under a topology with queues (not a planner's).
+    queues: Option<QueueSeries>,
 }
 
 impl Logs {
@@ -43,7 +47,11 @@ impl Logs {
                 "outcome", "queue", "pool", "slices",
             ],
         )?;
-        Ok(Logs { jobs, ticks: TickLog::new(sc, dir)?, series, fairness })
+        let queues = match sc.run_topology() {
+            Some(t) if t.planner.is_none() => Some(QueueSeries::new(&t.queues, dir)?),
+            _ => None,
+        };
+        Ok(Logs { jobs, ticks: TickLog::new(sc, dir)?, series, fairness, queues })
     }
 
     pub fn on_arrival(&mut self, job: &Job) {
@@ -59,9 +67,19 @@ impl Logs {
         self.series.on_queued(job, slot);
     }
 
+    /// The topology placed the job in `job.queue`.
+    pub fn on_routed(&mut self, job: &Job, slot: Slot) {
+        if let Some(q) = self.queues.as_mut() {
+            q.on_queued(job, slot);
+        }
+    }
+
     /// `queued` is the tenant's queue length after.
     pub fn on_start(&mut self, job: &Job, queued: u64) {
         self.series.on_start(job);
+        if let Some(q) = self.queues.as_mut() {
+            q.on_start(job);
+        }
         if queued == 0 {
             self.ticks.set_waiting(job.tenant, false);
         }
@@ -83,6 +101,9 @@ impl Logs {
 
     pub fn on_attempt_end(&mut self, job: &Job) {
         self.series.on_attempt_end(job);
+        if let Some(q) = self.queues.as_mut() {
+            q.on_attempt_end(job);
+        }
     }
 
     /// A queued job was dropped; `queued` is its tenant's queue length after.
@@ -97,6 +118,12 @@ impl Logs {
     pub fn on_end(&mut self, sc: &Scenario, job: &Job, now: Time, outcome: Outcome) -> Result<()> {
         if job.state == JobState::Queued && outcome == Outcome::Expired {
             self.series.on_dropped(job);
+            if let Some(q) = self.queues.as_mut() {
+                q.on_dropped(job);
+            }
+        }
+        if let (Some(q), Outcome::Completed) = (self.queues.as_mut(), outcome) {
+            q.on_completed(job);
         }
         self.series.touch(job.tenant);
         let w = &mut self.jobs;
@@ -164,6 +191,9 @@ impl Logs {
         end: Time,
     ) -> Result<()> {
         self.ticks.close(sc, now.loads, index, end, now.free_workers)?;
+        if let Some(q) = self.queues.as_mut() {
+            q.close(now.jobs, end)?;
+        }
         self.series.close(sc, now.loads, now.jobs, classes, end)
     }
 
@@ -172,6 +202,9 @@ impl Logs {
         self.jobs.flush().map_err(err)?;
         self.ticks.flush().map_err(err)?;
         self.series.flush().map_err(err)?;
+        if let Some(q) = self.queues.as_mut() {
+            q.flush().map_err(err)?;
+        }
         self.fairness.flush().map_err(err)
     }
 }

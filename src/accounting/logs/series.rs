@@ -153,10 +153,10 @@ impl Series {
 }
 
 /// Age at `end` of the oldest job still claimable in `q`, or `None` when none is.
-fn oldest_claimable(q: &mut ClaimQueue, jobs: &JobTable, end: Time) -> Option<Time> {
+pub(super) fn oldest_claimable(q: &mut ClaimQueue, jobs: &JobTable, end: Time) -> Option<Time> {
     while let Some(&(seq, slot, ready)) = q.front() {
-        let j = jobs.get(slot);
-        if j.seq == seq && j.state == JobState::Queued && j.ready == ready {
+        if jobs.try_get(slot).is_some_and(|j| j.seq == seq && j.state == JobState::Queued && j.ready == ready)
+        {
             break;
         }
         q.pop_front();

@@ -47,29 +47,92 @@ pub fn policy_charts(
 ) -> Result<(Vec<Chart>, PolicySeries)> {
     let data = read_policy(&dir.join(label), groups)?;
     let time = TimeAxis::new(&data.times);
-    let charts = vec![
+    let mut charts = vec![
         completions_plot(label, groups, &data.series.completed, &time)
             .render(charts_dir, &format!("{label}-completions"))?,
-        oldest_age_plot(label, &data.classes, &time).render(charts_dir, &format!("{label}-oldest-age"))?,
+        oldest_age_plot(&format!("Oldest claimable job age per class — {label}"), &data.classes, &time)
+            .render(charts_dir, &format!("{label}-oldest-age"))?,
         running_plot(label, groups, &data.series.running, &time)
             .render(charts_dir, &format!("{label}-running"))?,
         wait_cdf_plot(label, groups, &data.waits).render(charts_dir, &format!("{label}-wait-cdf"))?,
     ];
+    if let Some((queues, total)) = &data.queues {
+        let title = match queues.len() {
+            n if n == *total => format!("Oldest claimable job age per queue — {label}"),
+            n => {
+                format!("Oldest claimable job age, the {n} of {total} queues with the oldest jobs — {label}")
+            }
+        };
+        charts
+            .push(oldest_age_plot(&title, queues, &time).render(charts_dir, &format!("{label}-queue-age"))?);
+    }
     Ok((charts, PolicySeries { label: label.to_string(), times: data.times, jain: data.jain }))
 }
 
+/// One policy's headline figures from `comparison.csv`, for the strategy
+/// comparison: the typical and the worst tenant's p99 wait (seconds) and
+/// the mean and worst Jain's index.
+pub struct Headline {
+    pub label: String,
+    pub tenant_p99_median: Option<f64>,
+    pub worst_tenant_p99: Option<f64>,
+    pub jain: Option<f64>,
+    pub jain_min: Option<f64>,
+}
+
 /// Draws the cross-policy charts: p99 wait per tenant group by policy (from
-/// each policy's summary rows as (tenant, p99 seconds)), and Jain's index over time.
+/// each policy's summary rows as (tenant, p99 seconds)), Jain's index over
+/// time, and the strategy comparison (p99 of the typical and the worst
+/// tenant, mean and worst Jain, side by side per label).
 pub fn cross_charts(
     groups: &Groups,
     p99: &[PolicyP99s],
     series: &[PolicySeries],
+    headlines: &[Headline],
     charts_dir: &Path,
 ) -> Result<Vec<Chart>> {
     Ok(vec![
+        strategy_p99_plot(headlines).render(charts_dir, "strategies-p99")?,
+        strategy_jain_plot(headlines).render(charts_dir, "strategies-jain")?,
         p99_plot(groups, p99).render(charts_dir, "p99-wait-by-policy")?,
         jain_plot(series).render(charts_dir, "jain-over-time")?,
     ])
+}
+
+/// The typical tenant's p99 (the median over tenants: in a flood, a small
+/// tenant's) and the worst tenant's, per label, on one log axis.
+fn strategy_p99_plot(h: &[Headline]) -> Plot {
+    let values = || h.iter().flat_map(|r| [r.tenant_p99_median, r.worst_tenant_p99]).flatten();
+    let max = values().fold(0.0, f64::max);
+    let floor = log_floor(values(), max);
+    let u = axis_unit(max, floor);
+    let scaled = |f: fn(&Headline) -> Option<f64>| h.iter().map(|r| f(r).map(|v| v / u.div)).collect();
+    Plot::Bars {
+        title: "Strategy comparison: p99 wait of the typical and the worst tenant".into(),
+        x_label: "policy or strategy (label)".into(),
+        y_label: format!("p99 wait ({}{})", u.name, log_note(floor)),
+        categories: h.iter().map(|r| r.label.clone()).collect(),
+        groups: vec![
+            ("median tenant p99".into(), color(0), scaled(|r| r.tenant_p99_median)),
+            ("worst tenant p99".into(), color(3), scaled(|r| r.worst_tenant_p99)),
+        ],
+        log_y: floor.map(|f| f / u.div),
+    }
+}
+
+/// Mean and worst Jain's index over the counted windows, per label.
+fn strategy_jain_plot(h: &[Headline]) -> Plot {
+    Plot::Bars {
+        title: "Strategy comparison: Jain's index (1 = every tenant got its fair share)".into(),
+        x_label: "policy or strategy (label)".into(),
+        y_label: "Jain's index over the fairness windows".into(),
+        categories: h.iter().map(|r| r.label.clone()).collect(),
+        groups: vec![
+            ("mean".into(), color(0), h.iter().map(|r| r.jain).collect()),
+            ("worst window".into(), color(3), h.iter().map(|r| r.jain_min).collect()),
+        ],
+        log_y: None,
+    }
 }
 
 /// The x axis of a policy's time series: its tick end times, in a unit
@@ -114,7 +177,8 @@ fn completions_plot(label: &str, groups: &Groups, completed: &[Vec<f64>], time: 
     }
 }
 
-fn oldest_age_plot(label: &str, classes: &[(String, Vec<f64>)], time: &TimeAxis) -> Plot {
+/// Oldest claimable age over time, a line per class or queue.
+fn oldest_age_plot(title: &str, classes: &[(String, Vec<f64>)], time: &TimeAxis) -> Plot {
     let age_max = classes.iter().flat_map(|(_, v)| v.iter().copied()).fold(0.0, f64::max);
     let au = unit_for(age_max);
     let lines = classes
@@ -127,7 +191,7 @@ fn oldest_age_plot(label: &str, classes: &[(String, Vec<f64>)], time: &TimeAxis)
         })
         .collect();
     Plot::Lines {
-        title: format!("Oldest claimable job age per class — {label}"),
+        title: title.to_string(),
         x_label: time.label.clone(),
         y_label: format!("oldest claimable age ({})", au.name),
         x_max: time.max(),

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::series::Groups;
+use super::series::{Groups, TOP_N};
 use crate::error::{Error, Result};
 
 /// Everything the charts of one policy take from its folder.
@@ -16,6 +16,9 @@ pub(super) struct PolicyData {
     pub(super) series: TickSeries,
     /// Oldest claimable age per class per tick, classes in first-seen order.
     pub(super) classes: Vec<(String, Vec<f64>)>,
+    /// The same per queue, under a topology (`queues.csv`): the [`TOP_N`]
+    /// queues with the oldest jobs, and how many queues had work.
+    pub(super) queues: Option<(Vec<(String, Vec<f64>)>, usize)>,
     /// Sorted first-attempt waits per group.
     pub(super) waits: Vec<Vec<f64>>,
 }
@@ -28,9 +31,14 @@ pub(super) fn read_policy(pdir: &Path, groups: &Groups) -> Result<PolicyData> {
         let waits = s.spawn(|| read_waits(&pdir.join("jobs.csv"), groups));
         let (times, jain) = read_fairness(&pdir.join("fairness.csv"))?;
         let series = read_tenants(&pdir.join("tenants.csv"), &times, groups)?;
-        let classes = read_classes(&pdir.join("classes.csv"), &times)?;
+        let classes = read_ages(&pdir.join("classes.csv"), &times, "class", None)?.0;
+        let queues_csv = pdir.join("queues.csv");
+        let queues = match queues_csv.exists() {
+            true => Some(read_ages(&queues_csv, &times, "queue", Some(TOP_N))?),
+            false => None,
+        };
         let waits = waits.join().unwrap_or_else(|p| std::panic::resume_unwind(p))?;
-        Ok(PolicyData { times, jain, series, classes, waits })
+        Ok(PolicyData { times, jain, series, classes, queues, waits })
     })
 }
 
@@ -132,12 +140,23 @@ fn read_tenants(path: &Path, times: &[f64], groups: &Groups) -> Result<TickSerie
     Ok(TickSeries { completed, running })
 }
 
-/// Oldest claimable age per class per tick (0 when nothing is claimable), classes in first-seen order.
-fn read_classes(path: &Path, times: &[f64]) -> Result<Vec<(String, Vec<f64>)>> {
+/// Oldest claimable age per tick of each `group` (class or queue) in
+/// `path`, groups in first-seen order; absent rows are 0 (nothing queued).
+/// With `keep`, only the `keep` groups with the highest peak age (10,000
+/// shard queues would not make a readable chart), still in first-seen order.
+/// Also returns how many groups the file has.
+fn read_ages(
+    path: &Path,
+    times: &[f64],
+    group: &str,
+    keep: Option<usize>,
+) -> Result<(Vec<(String, Vec<f64>)>, usize)> {
     let mut r = open(path)?;
     let h = r.byte_headers().map_err(|e| Error::input(path, 1, 0, e.to_string()))?.clone();
-    let (ti, ci, ai) = (col(&h, "time", path)?, col(&h, "class", path)?, col(&h, "oldest_age", path)?);
-    let mut out: Vec<(String, Vec<f64>)> = Vec::new();
+    let (ti, ci, ai) = (col(&h, "time", path)?, col(&h, group, path)?, col(&h, "oldest_age", path)?);
+    // sparse first: (tick, age) per group, and the group's peak
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut sparse: Vec<(String, Vec<(usize, f64)>, f64)> = Vec::new();
     let mut rec = csv::ByteRecord::new();
     let mut line = 1u64;
     let mut at = 0;
@@ -149,16 +168,39 @@ fn read_classes(path: &Path, times: &[f64]) -> Result<Vec<(String, Vec<f64>)>> {
         let t = num(&rec, ti, path, line)?.unwrap_or(0.0);
         at = tick_index(times, t, at);
         let name = text(&rec, ci);
-        let k = match out.iter().position(|(n, _)| *n == name) {
-            Some(k) => k,
-            None => {
-                out.push((name, vec![0.0; times.len()]));
-                out.len() - 1
-            }
-        };
-        out[k].1[at] = num(&rec, ai, path, line)?.unwrap_or(0.0);
+        let k = *index.entry(name.clone()).or_insert_with(|| {
+            sparse.push((name, Vec::new(), 0.0));
+            sparse.len() - 1
+        });
+        let age = num(&rec, ai, path, line)?.unwrap_or(0.0);
+        sparse[k].1.push((at, age));
+        sparse[k].2 = sparse[k].2.max(age);
     }
-    Ok(out)
+    let total = sparse.len();
+    if let Some(n) = keep.filter(|&n| n < total) {
+        let mut by_peak: Vec<usize> = (0..sparse.len()).collect();
+        by_peak.sort_by(|&a, &b| sparse[b].2.total_cmp(&sparse[a].2).then(a.cmp(&b)));
+        let mut kept = vec![false; sparse.len()];
+        for &k in &by_peak[..n] {
+            kept[k] = true;
+        }
+        let mut k = 0;
+        sparse.retain(|_| {
+            k += 1;
+            kept[k - 1]
+        });
+    }
+    let dense = sparse
+        .into_iter()
+        .map(|(name, points, _)| {
+            let mut dense = vec![0.0; times.len()];
+            for (at, age) in points {
+                dense[at] = age;
+            }
+            (name, dense)
+        })
+        .collect();
+    Ok((dense, total))
 }
 
 /// Sorted first-attempt waits per group, from `jobs.csv`.
