@@ -187,3 +187,16 @@ fn policies_lists_every_registered_policy() {
         assert!(text.contains(p.name), "{} missing", p.name);
     }
 }
+
+#[test]
+fn a_class_yaml_reads_as_a_boolean_gets_a_hint_to_quote_it() {
+    // line 8 `    route: [{class: y, to: slow}, {to: main}]`: YAML 1.1 reads the
+    // unquoted y as true; `y` is at column 21 (4 spaces, `route: [{class: `)
+    let e = bad_run(&format!(
+        "{OK_HEAD}classes: {{x: {{}}, y: {{}}}}\nworkload: [{{tenant: A, count: 1, service: 1s}}]\ntopologies:\n  t:\n    queues: [main, slow]\n    route: [{{class: y, to: slow}}, {{to: main}}]\n    pools: [{{name: w, workers: 1, queues: [main, slow]}}]\n"
+    ));
+    assert_eq!(
+        error_line(&e),
+        "bad.yaml:8:21: class `true` is not declared; declared classes: default, x, y; add it under `classes:` or use one of these (YAML reads y, n, yes, no, on and off as true or false: quote the name, e.g. \"y\")"
+    );
+}

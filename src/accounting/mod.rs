@@ -242,6 +242,11 @@ impl Recorder {
         }
     }
 
+    /// Whether skips are written (full logs).
+    pub fn logs_skips(&self) -> bool {
+        self.logs.is_some()
+    }
+
     /// Whether the log still wants this tick's list of tenants parked since
     /// an earlier tick (see [`Recorder::on_still_parked`]).
     pub fn lists_parked(&self) -> bool {

@@ -15,8 +15,14 @@ pub enum Skip {
     NoFit,
     /// DRR: the tenant's deficit does not cover its next job yet.
     Deficit,
-    /// Throttled (rate limit or slow queue).
+    /// Its jobs wait in a queue its throttle sent them to, which the
+    /// worker that fetched did not reach (or no idle worker polls).
     Throttled,
+    /// Its jobs wait in a queue that no idle worker's pool polls.
+    NotSubscribed,
+    /// Held back for a time: an `on_cap` delay, or a planner's ledger
+    /// between promotions.
+    Delayed,
     /// Its next job is not claimable before a later time.
     NotBefore,
     /// A reserve or band holds the capacity for another class.
@@ -30,6 +36,8 @@ impl Skip {
             Skip::NoFit => "no_fit",
             Skip::Deficit => "deficit",
             Skip::Throttled => "throttled",
+            Skip::NotSubscribed => "not_subscribed",
+            Skip::Delayed => "delayed",
             Skip::NotBefore => "not_before",
             Skip::Reserved => "reserved",
         }
@@ -65,6 +73,9 @@ pub struct Gate<'a> {
     /// Queued jobs the policy dropped during this pick; the engine ends them
     /// with `Outcome::Expired` once `pick` returns.
     pub(crate) expired: &'a mut Vec<Slot>,
+    /// Whether skips are logged (`--logs full`): a policy may skip the work
+    /// of listing whom it passed over when nobody reads it.
+    pub(crate) logged: bool,
 }
 
 impl Gate<'_> {
@@ -95,6 +106,11 @@ impl Gate<'_> {
     /// throttled, ...). Does not park the tenant.
     pub fn note_skip(&mut self, tenant: TenantId, reason: Skip) {
         self.skips.push((tenant, reason));
+    }
+
+    /// Whether the skips noted are written anywhere.
+    pub fn logs_skips(&self) -> bool {
+        self.logged
     }
 
     /// Free capacity per resource dimension.

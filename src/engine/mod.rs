@@ -381,6 +381,7 @@ impl<'s> Engine<'s> {
                     skips: &mut self.skips,
                     free_workers: self.free_workers,
                     expired: &mut self.expired,
+                    logged: self.rec.logs_skips(),
                 };
                 self.policy.pick(&self.jobs, &mut gate, self.now)
             };
@@ -487,7 +488,12 @@ impl<'s> Engine<'s> {
             let l = &loads[t as usize];
             l.parked.filter(|_| l.queued > 0).map(|r| (t, r))
         });
-        self.rec.on_still_parked(parked);
+        // refused at their cap, now waiting out an `on_cap` delay
+        let delayed = self.delayed.iter().map(|r| r.0 .1).filter_map(|t| {
+            let l = &loads[t as usize];
+            (l.parked == Some(Skip::AtCap) && l.queued > 0).then_some((t, Skip::Delayed))
+        });
+        self.rec.on_still_parked(parked.chain(delayed));
     }
 
     /// Puts back the tenants whose `on_cap` delay ends now.

@@ -91,6 +91,7 @@ impl<'s, P: Policy + ?Sized> Kit<'s, P> {
                 skips: &mut skips,
                 free_workers: self.free_workers,
                 expired: &mut expired,
+                logged: true,
             };
             self.policy.pick(&self.jobs, &mut gate, self.now)
         };

@@ -23,13 +23,13 @@ pub mod pools;
 pub mod route;
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::rc::Rc;
 
 use rand_pcg::Pcg64;
 
-use crate::core::{Gate, Job, JobTable, Slot};
-use crate::model::{PolicySpec, PoolId, QueueId, Scenario, TenantId, TopologySpec};
+use crate::core::{Gate, Job, JobTable, Skip, Slot};
+use crate::model::{PolicySpec, PoolId, QueueId, RouteAction, Scenario, TenantId, TopologySpec};
 use crate::policy::{flows::label_hash, Policy};
 use crate::time::Time;
 use crate::workload::rng::{self, Purpose};
@@ -83,6 +83,15 @@ pub struct Dispatcher<'s> {
     spare_batches: Vec<u32>,
     batch_of: HashMap<u64, u32>,
     continuing: VecDeque<u32>,
+    /// For the observation log: the jobs of each tenant in each queue, the
+    /// queues a throttle sends jobs to, the non-empty queues, and the tick
+    /// whose log last listed each queue's tenants (and last looked for
+    /// queues no idle worker polls).
+    members: Vec<BTreeMap<TenantId, u32>>,
+    throttled_into: Vec<bool>,
+    nonempty: BTreeSet<QueueId>,
+    listed: Vec<u64>,
+    scanned: u64,
     wakes: bool,
     stats: Rc<RefCell<TopologyStats>>,
 }
@@ -134,6 +143,19 @@ impl<'s> Dispatcher<'s> {
             spare_batches: Vec::new(),
             batch_of: HashMap::new(),
             continuing: VecDeque::new(),
+            members: vec![BTreeMap::new(); n],
+            throttled_into: {
+                let mut v = vec![false; n];
+                for r in &topology.route {
+                    if let RouteAction::Throttle { to, .. } = r.action {
+                        v[to as usize] = true;
+                    }
+                }
+                v
+            },
+            nonempty: BTreeSet::new(),
+            listed: vec![0; n],
+            scanned: 0,
             wakes,
             stats,
         }
@@ -165,6 +187,11 @@ impl<'s> Dispatcher<'s> {
         let was = self.depth[q as usize];
         self.depth[q as usize] = depth;
         if (was == 0) != (depth == 0) {
+            if depth == 0 {
+                self.nonempty.remove(&q);
+            } else {
+                self.nonempty.insert(q);
+            }
             for &(p, i) in &self.subscribers[q as usize] {
                 let pool = &mut self.pools[p as usize];
                 if depth == 0 {
@@ -186,6 +213,9 @@ impl<'s> Dispatcher<'s> {
             if !list.contains(&q) {
                 list.push(q);
             }
+        }
+        for &s in gate.expired[expired..].iter().chain(&pick) {
+            leave(&mut self.members[q as usize], jobs.get(s).tenant);
         }
         let dropped = (gate.expired.len() - expired) as u64;
         let claimed = u64::from(pick.is_some());
@@ -218,6 +248,15 @@ impl<'s> Dispatcher<'s> {
         if batch > 1 {
             let b = self.claim_batch(p, batch - 1, &order[k..], jobs, gate, now);
             self.batch_of.insert(jobs.get(slot).seq, b);
+        }
+        if gate.logs_skips() {
+            // the queues this fetch did not reach hold tenants passed over;
+            // named when their jobs are there because of a throttle
+            for &q in &order[k + 1..] {
+                if self.throttled_into[q as usize] {
+                    self.list(q, Skip::Throttled, gate, now);
+                }
+            }
         }
         self.order = order;
         self.note_start(slot, p, jobs, now);
@@ -267,6 +306,38 @@ impl<'s> Dispatcher<'s> {
         s.wait_max[q as usize] = s.wait_max[q as usize].max(wait);
     }
 
+    /// Notes every tenant with jobs in queue `q` as passed over, once per tick.
+    fn list(&mut self, q: QueueId, reason: Skip, gate: &mut Gate, now: Time) {
+        let tick = tick_of(now, self.sc.tick);
+        if self.listed[q as usize] == tick {
+            return;
+        }
+        self.listed[q as usize] = tick;
+        for &t in self.members[q as usize].keys() {
+            gate.note_skip(t, reason);
+        }
+    }
+
+    /// With idle workers and nothing they may claim: the tenants in queues
+    /// no idle worker's pool polls are passed over (once per tick).
+    fn list_unpolled(&mut self, gate: &mut Gate, now: Time) {
+        let tick = tick_of(now, self.sc.tick);
+        if self.scanned == tick {
+            return;
+        }
+        self.scanned = tick;
+        let unpolled: Vec<QueueId> = self
+            .nonempty
+            .iter()
+            .copied()
+            .filter(|&q| self.subscribers[q as usize].iter().all(|&(p, _)| self.pools[p as usize].free == 0))
+            .collect();
+        for q in unpolled {
+            let reason = if self.throttled_into[q as usize] { Skip::Throttled } else { Skip::NotSubscribed };
+            self.list(q, reason, gate, now);
+        }
+    }
+
     /// The next job of a claim batch whose worker just became free.
     fn continue_batch(&mut self, jobs: &JobTable, now: Time) -> Option<Slot> {
         let b = self.continuing.pop_front()?;
@@ -275,6 +346,23 @@ impl<'s> Dispatcher<'s> {
         let p = self.placement[slot as usize].1;
         self.note_start(slot, p, jobs, now);
         Some(slot)
+    }
+}
+
+/// Index of the log tick a dispatch at `now` is logged in: the engine
+/// closes tick k (which ends at k len) before it dispatches at k len, so
+/// dispatches in [(k - 1) len, k len) fall in tick k.
+pub(crate) fn tick_of(now: Time, len: Time) -> u64 {
+    now / len + 1
+}
+
+/// One job of `tenant` left the queue whose counts are `members`.
+fn leave(members: &mut BTreeMap<TenantId, u32>, tenant: TenantId) {
+    if let Some(n) = members.get_mut(&tenant) {
+        *n -= 1;
+        if *n == 0 {
+            members.remove(&tenant);
+        }
     }
 }
 
@@ -298,6 +386,7 @@ impl Policy for Dispatcher<'_> {
             q
         };
         self.placement[i].0 = q;
+        *self.members[q as usize].entry(job.tenant).or_default() += 1;
         self.queues[q as usize].push(job, slot, now);
         let depth = self.depth[q as usize] + 1;
         self.set_depth(q, depth);
@@ -317,6 +406,9 @@ impl Policy for Dispatcher<'_> {
             }
             // nothing claimable for this pool until something changes
             self.ready.remove(&p);
+        }
+        if gate.logs_skips() && !self.nonempty.is_empty() {
+            self.list_unpolled(gate, now);
         }
         None
     }

@@ -56,6 +56,9 @@ pub struct Planner {
     /// When the current planning ends.
     promote_at: Option<Time>,
     log: Rc<RefCell<Vec<PlannerEvent>>>,
+    /// The log tick, and the last tick whose log listed the ledger's tenants.
+    tick: Time,
+    listed: u64,
 }
 
 impl Planner {
@@ -81,6 +84,8 @@ impl Planner {
             next_wake: 0,
             promote_at: None,
             log,
+            tick: sc.tick,
+            listed: 0,
         })
     }
 
@@ -120,6 +125,7 @@ impl Planner {
                 skips,
                 free_workers: u32::MAX,
                 expired,
+                logged: false,
             };
             let Some(slot) = self.ledger.pick(jobs, &mut gate, now) else { break };
             skips.clear();
@@ -182,6 +188,18 @@ impl Policy for Planner {
     }
 
     fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
+        if gate.logs_skips() && self.active > 0 {
+            let tick = super::tick_of(now, self.tick);
+            if self.listed != tick {
+                // the ledger's tenants wait for the next promotion
+                self.listed = tick;
+                for (t, &n) in self.waiting.iter().enumerate() {
+                    if n > 0 {
+                        gate.note_skip(t as TenantId, crate::core::Skip::Delayed);
+                    }
+                }
+            }
+        }
         let slot = self.main.pick(jobs, gate, now)?;
         self.in_main[slot as usize] = false;
         self.main_depth -= 1;

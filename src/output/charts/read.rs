@@ -7,6 +7,9 @@ use std::path::Path;
 use super::series::{Groups, TOP_N};
 use crate::error::{Error, Result};
 
+/// A group's name and its oldest claimable age per tick.
+pub(super) type AgeSeries = (String, Vec<f64>);
+
 /// Everything the charts of one policy take from its folder.
 pub(super) struct PolicyData {
     /// Tick end times (from fairness.csv).
@@ -18,7 +21,7 @@ pub(super) struct PolicyData {
     pub(super) classes: Vec<(String, Vec<f64>)>,
     /// The same per queue, under a topology (`queues.csv`): the [`TOP_N`]
     /// queues with the oldest jobs, and how many queues had work.
-    pub(super) queues: Option<(Vec<(String, Vec<f64>)>, usize)>,
+    pub(super) queues: Option<(Vec<AgeSeries>, usize)>,
     /// Sorted first-attempt waits per group.
     pub(super) waits: Vec<Vec<f64>>,
 }
@@ -150,13 +153,15 @@ fn read_ages(
     times: &[f64],
     group: &str,
     keep: Option<usize>,
-) -> Result<(Vec<(String, Vec<f64>)>, usize)> {
+) -> Result<(Vec<AgeSeries>, usize)> {
     let mut r = open(path)?;
     let h = r.byte_headers().map_err(|e| Error::input(path, 1, 0, e.to_string()))?.clone();
     let (ti, ci, ai) = (col(&h, "time", path)?, col(&h, group, path)?, col(&h, "oldest_age", path)?);
     // sparse first: (tick, age) per group, and the group's peak
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut sparse: Vec<(String, Vec<(usize, f64)>, f64)> = Vec::new();
+    // per group: its name, its (tick, age) rows and its peak age
+    type Sparse = (String, Vec<(usize, f64)>, f64);
+    let mut sparse: Vec<Sparse> = Vec::new();
     let mut rec = csv::ByteRecord::new();
     let mut line = 1u64;
     let mut at = 0;

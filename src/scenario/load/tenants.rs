@@ -180,11 +180,23 @@ impl Builder<'_> {
             None => Err(self.err_at(
                 name,
                 format!(
-                    "class `{}` is not declared; declared classes: {}; add it under `classes:` or use one of these",
+                    "class `{}` is not declared; declared classes: {}; add it under `classes:` or use one of these{}",
                     name.value,
-                    self.class_names()
+                    self.class_names(),
+                    yaml_bool_hint(&name.value)
                 ),
             )),
         }
+    }
+}
+
+/// YAML 1.1 reads y, n, yes, no, on and off as booleans: a class or tenant
+/// written so reaches fairsim as `true` or `false`.
+fn yaml_bool_hint(name: &str) -> &'static str {
+    match name {
+        "true" | "false" => {
+            " (YAML reads y, n, yes, no, on and off as true or false: quote the name, e.g. \"y\")"
+        }
+        _ => "",
     }
 }
