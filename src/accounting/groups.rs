@@ -165,6 +165,8 @@ pub struct GroupStats {
     /// (worker-microseconds; see [`super::fairness::ServiceWindows`]).
     pub received: f64,
     pub entitled: f64,
+    /// Jobs admission deferred (taken in, claimable later).
+    pub deferred: u64,
 }
 
 // the counters touched per job share the first cache line

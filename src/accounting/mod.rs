@@ -218,6 +218,14 @@ impl Recorder {
     }
 
     /// A job started an attempt at `now`. `queued` is its tenant's queue length after.
+    /// Admission rule `rule` refused or deferred job `seq` (its last such
+    /// rule is written in `jobs.csv`).
+    pub fn on_refused(&mut self, seq: u64, rule: &str) {
+        if let Some(l) = self.logs.as_mut() {
+            l.on_refused(seq, rule);
+        }
+    }
+
     /// A topology placed the job in `job.queue` (after `on_queued`).
     pub fn on_routed(&mut self, job: &Job, slot: Slot) {
         if let Some(l) = self.logs.as_mut() {

@@ -58,6 +58,8 @@ pub struct Tally {
     /// Service received per tenant and per class in the current fairness window.
     fair_tenants: ServiceWindows,
     fair_classes: ServiceWindows,
+    /// Deferred jobs per tenant, kept aside: only admission's deferrals touch it.
+    deferred: std::collections::HashMap<TenantId, u64>,
 }
 
 impl Tally {
@@ -75,6 +77,7 @@ impl Tally {
                 sc.classes.iter().map(|c| c.weight).collect(),
                 vec![pool; sc.classes.len()],
             ),
+            deferred: std::collections::HashMap::new(),
         }
     }
 
@@ -143,6 +146,11 @@ impl Tally {
         // the engine counts each tenant's completions (`TenantLoad::completed`)
         if outcome != Outcome::Completed {
             self.tenants[job.tenant as usize].count_outcome(outcome);
+        }
+        if job.deferred() {
+            self.stats.all.deferred += 1;
+            self.stats.classes[job.class as usize].deferred += 1;
+            *self.deferred.entry(job.tenant).or_default() += 1;
         }
         if sla_miss || deadline_miss {
             let t = &mut self.tenants[job.tenant as usize];
@@ -218,6 +226,7 @@ impl Tally {
             // exactly. Read from there so no per-tenant array is touched per job.
             (g.received, g.entitled) = (received[t], entitled[t]);
             g.service = g.received as Time;
+            g.deferred = self.deferred.get(&(t as TenantId)).copied().unwrap_or(0);
             index[t] = groups.len() as u32;
             ids.push(t as TenantId);
             groups.push(g);

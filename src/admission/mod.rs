@@ -2,7 +2,11 @@
 //! each arrival, whether the system takes it on. Rules that reject or defer
 //! (depth limits, rate limits, predicted delay) implement [`Admission`]; a
 //! rejected job ends at once with outcome `rejected` and never reaches a
-//! policy. Today every scenario runs with [`AcceptAll`].
+//! policy. A scenario without `admission:` runs with [`AcceptAll`]; its
+//! rules run as [`rules::Rules`].
+
+pub mod limit;
+pub mod rules;
 
 use crate::core::{Job, TenantLoad};
 use crate::time::Time;
@@ -12,8 +16,13 @@ use crate::time::Time;
 pub enum Decision {
     /// The job is queued for the policy.
     Accept,
-    /// The job is refused for good (outcome `rejected`).
-    Reject,
+    /// The job is refused for good (outcome `rejected`) by rule `rule`.
+    Reject { rule: u16 },
+    /// Refused; the producer sends it again `after` later, at most `max`
+    /// times in all.
+    Retry { rule: u16, after: Time, max: u8 },
+    /// Taken, claimable only at `until`.
+    Defer { rule: u16, until: Time },
 }
 
 /// An admission rule set, consulted once per arrival in arrival order.
@@ -21,6 +30,24 @@ pub trait Admission {
     /// Decides for `job`, arriving at `now`, given the tenants' current
     /// queued and running counts.
     fn decide(&mut self, job: &Job, now: Time, loads: &[TenantLoad]) -> Decision;
+
+    /// A deferred job became claimable.
+    fn on_claimable(&mut self, _job: &Job) {}
+
+    /// An admitted job left the queue for the first time (started, or
+    /// expired before it ever started).
+    fn on_left_queue(&mut self, _job: &Job) {}
+
+    /// Whether the engine must report [`Admission::on_claimable`] and
+    /// [`Admission::on_left_queue`].
+    fn counts_queue(&self) -> bool {
+        false
+    }
+
+    /// The name of rule `rule`, for messages.
+    fn rule_name(&self, _rule: u16) -> &str {
+        ""
+    }
 }
 
 /// Takes every job: the behaviour of a queue without admission control.

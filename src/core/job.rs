@@ -87,6 +87,9 @@ pub struct Job {
     pub attempts: u32,
     /// Times the job started on a worker: every slice of every attempt.
     pub slices: u32,
+    /// What admission did: the producer's re-sends in the low bits, and
+    /// 0x80 once it was deferred.
+    pub admission: u8,
     pub first_start: Option<Time>,
     pub state: JobState,
     /// Under a topology, the queue the job was routed to and the pool that
@@ -111,6 +114,7 @@ impl Job {
             max_attempts: a.max_attempts.min(u32::from(u16::MAX)) as u16,
             attempts: 0,
             slices: 0,
+            admission: 0,
             first_start: None,
             state: JobState::Queued,
             queue: 0,
@@ -120,6 +124,22 @@ impl Job {
 }
 
 const _: () = assert!(std::mem::size_of::<Job>() == 120);
+
+/// [`Job::admission`]: the flag of a deferred job; the low bits count the
+/// producer's re-sends.
+pub const DEFERRED: u8 = 0x80;
+
+impl Job {
+    /// Whether admission deferred the job.
+    pub fn deferred(&self) -> bool {
+        self.admission & DEFERRED != 0
+    }
+
+    /// How many times admission refused the job and its producer sent it again.
+    pub fn resends(&self) -> u8 {
+        self.admission & !DEFERRED
+    }
+}
 
 /// Slab of live jobs.
 #[derive(Debug, Default)]

@@ -9,4 +9,4 @@ mod gate;
 mod job;
 
 pub use gate::{fits, Gate, Skip, TenantLoad};
-pub use job::{Arrival, Job, JobState, JobTable, Outcome, Slot};
+pub use job::{Arrival, Job, JobState, JobTable, Outcome, Slot, DEFERRED};

@@ -16,6 +16,7 @@
 //! [`Gate`]) -> execution (start, finish, fail and retry, charged to the same
 //! tenant) -> accounting (the [`Recorder`]).
 
+mod arrivals;
 mod audit;
 
 use std::collections::VecDeque;
@@ -24,7 +25,7 @@ use std::path::Path;
 pub use audit::Audit;
 
 use crate::accounting::{Recorder, RunStats, Snapshot};
-use crate::admission::{AcceptAll, Admission, Decision};
+use crate::admission::{rules::Rules, AcceptAll, Admission};
 use crate::core::{Arrival, Gate, Job, JobState, JobTable, Outcome, Skip, Slot, TenantLoad};
 use crate::error::{Error, Result};
 use crate::model::{Res, Scenario, Spare, TenantId, MAX_RESOURCES};
@@ -94,6 +95,9 @@ struct Sliced {
 pub struct Engine<'s> {
     sc: &'s Scenario,
     admission: Box<dyn Admission>,
+    /// Whether admission counts queued jobs (and must hear when one leaves).
+    admission_counts: bool,
+    put_off: arrivals::PutOff,
     policy: Box<dyn Policy + 's>,
     spare: Spare,
     /// Whether the policy places jobs in queues and pools (a topology).
@@ -138,7 +142,12 @@ impl<'s> Engine<'s> {
             sc.tenants.caps().into_iter().map(|cap| TenantLoad { cap, ..Default::default() }).collect();
         Ok(Engine {
             sc,
-            admission: Box::new(AcceptAll),
+            admission: match sc.admission.is_empty() {
+                true => Box::new(AcceptAll),
+                false => Box::new(Rules::new(&sc.admission)),
+            },
+            admission_counts: sc.admission.iter().any(|r| matches!(r.limit, crate::model::Limit::Queued(_))),
+            put_off: arrivals::PutOff::default(),
             policy,
             spare,
             placed: sc.topology.is_some(),
@@ -228,7 +237,8 @@ impl<'s> Engine<'s> {
                 Time::MAX
             };
             let t_delay = self.delayed.peek().map_or(Time::MAX, |r| r.0 .0);
-            let t = t_done.min(t_arr).min(t_wake).min(t_delay);
+            let t_back = self.put_off.next();
+            let t = t_done.min(t_arr).min(t_wake).min(t_delay).min(t_back);
             if t == Time::MAX && self.running.is_empty() && ahead.is_empty() {
                 break;
             }
@@ -260,6 +270,9 @@ impl<'s> Engine<'s> {
             }
             if t == t_delay {
                 self.end_delays();
+            }
+            if t == t_back {
+                self.come_back()?;
             }
             self.dispatch()?;
             events += 1;
@@ -303,24 +316,6 @@ impl<'s> Engine<'s> {
         self.rec.warm_tenant(tenant);
     }
 
-    fn arrive(&mut self, job: Job, slicing: Option<crate::model::Slicing>) -> Result<()> {
-        self.rec.on_arrival(&job);
-        match self.admission.decide(&job, self.now, &self.loads) {
-            Decision::Accept => {
-                let total = job.service;
-                let slot = self.jobs.insert(job);
-                if let Some(s) = slicing.filter(|s| total > s.slice) {
-                    let (slice, overhead) = (s.slice, s.resume_overhead);
-                    self.sliced.insert(slot, Sliced { slice, overhead, total, left: total, done: 0 });
-                    self.jobs.get_mut(slot).service = slice;
-                }
-                self.enqueue(slot);
-                Ok(())
-            }
-            Decision::Reject => self.rec.on_end(self.sc, &job, self.now, Outcome::Rejected),
-        }
-    }
-
     #[inline(always)]
     fn enqueue(&mut self, slot: Slot) {
         let job = self.jobs.get_mut(slot);
@@ -355,6 +350,9 @@ impl<'s> Engine<'s> {
             self.loads[t].queued -= 1;
             self.queued_total -= 1;
             let job = job.clone();
+            if job.slices == 0 && self.admission_counts {
+                self.admission.on_left_queue(&job);
+            }
             self.rec.on_expired(self.sc, &job, self.now, self.loads[t].queued)?;
             self.jobs.remove(slot);
             if let Some(a) = self.audit.as_mut() {
@@ -535,6 +533,10 @@ impl<'s> Engine<'s> {
         }
         job.state = JobState::Running;
         job.slices += 1;
+        if job.slices == 1 && self.admission_counts {
+            self.admission.on_left_queue(self.jobs.get(slot));
+        }
+        let job = self.jobs.get_mut(slot);
         // a resumed slice continues the attempt its first slice started
         if self.sliced.is_empty() || self.sliced.get(&slot).is_none_or(|s| s.done == 0) {
             job.attempts += 1;

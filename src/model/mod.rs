@@ -5,12 +5,14 @@
 //! [`workload`] holds the generator entries, [`trace`] the trace-replay
 //! entries, [`policy`] the policy entries with their typed parameters.
 
+pub mod admission;
 pub mod policy;
 pub mod tenants;
 pub mod topology;
 pub mod trace;
 pub mod workload;
 
+pub use admission::{Action, AdmissionRule, Limit, Scope};
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
 pub use tenants::{GeneratedSet, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
@@ -74,6 +76,8 @@ pub struct Scenario {
     /// The topology of the run this copy of the scenario is for (see
     /// [`Scenario::for_run`]); `None` as loaded, and for the default topology.
     pub topology: Option<usize>,
+    /// Admission rules (`admission:`), checked in order at each arrival.
+    pub admission: Vec<AdmissionRule>,
 }
 
 impl Scenario {

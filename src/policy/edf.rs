@@ -131,6 +131,7 @@ mod tests {
             max_attempts: 1,
             attempts: 0,
             slices: 0,
+            admission: 0,
             first_start: None,
             state: JobState::Queued,
             queue: 0,

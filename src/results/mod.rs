@@ -54,6 +54,8 @@ pub struct Comparison {
     /// Jobs that waited longer than their class's `sla` (starvation events).
     pub sla_misses: u64,
     pub deadline_misses: u64,
+    /// Jobs admission deferred.
+    pub deferred: u64,
 }
 
 /// What a [`GroupRow`] covers.
@@ -94,6 +96,7 @@ pub struct GroupRow {
     pub share_entitled: Option<Ratio>,
     /// Its service over the pool's worker time (workers x makespan).
     pub utilization: Option<Ratio>,
+    pub deferred: u64,
 }
 
 impl PolicyResult {
@@ -153,6 +156,7 @@ impl Comparison {
             slowdown_p99: s.all.slowdown_pct(99.0).map(Ratio),
             sla_misses: s.all.sla_misses,
             deadline_misses: s.all.deadline_misses,
+            deferred: s.all.deferred,
         }
     }
 }
@@ -194,6 +198,7 @@ impl GroupRow {
             share_received: frac(g.received, all.received),
             share_entitled: frac(g.entitled, all.entitled),
             utilization: frac(g.service as f64, pool.unwrap_or(0.0)),
+            deferred: g.deferred,
         }
     }
 }
@@ -225,6 +230,7 @@ mod tests {
             slowdown_p99: None,
             sla_misses: 4,
             deadline_misses: 0,
+            deferred: 0,
         }
     }
 
@@ -232,7 +238,7 @@ mod tests {
     fn rows_flatten_to_exact_csv_text() {
         let c = cells(&comparison());
         let text: Vec<String> = c.iter().map(|(_, v)| v.csv()).collect();
-        assert_eq!(text.join(","), "drr-work,10,9,0,0.8123,1.5,,0.000003,2,1.0000,70,drr,,bulk,,,,,4,0");
+        assert_eq!(text.join(","), "drr-work,10,9,0,0.8123,1.5,,0.000003,2,1.0000,70,drr,,bulk,,,,,4,0,0");
         assert_eq!(c[5].1, Cell::Secs(1_500_000));
         assert_eq!(names(&comparison())[..3], ["policy", "jobs", "completed"]);
     }

@@ -134,6 +134,23 @@ pub struct RawScenario {
     pub workload: Option<Spanned<Vec<Spanned<RawEntry>>>>,
     pub policies: Option<Spanned<Vec<Spanned<RawPolicy>>>>,
     pub topologies: Option<Spanned<NamedMap<Spanned<RawTopology>>>>,
+    pub admission: Option<Spanned<Vec<Spanned<RawAdmission>>>>,
+}
+
+/// An admission rule: `{tenant: "*", max_queued: 100, action: reject}`,
+/// `{class: bulk, throttle: {rate: 10/s, burst: 20}, action: retry, after:
+/// 5s, retries: 3}`, `{tenant: A, max_queued: 50, action: defer, by: 1m}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAdmission {
+    pub tenant: Option<Spanned<String>>,
+    pub class: Option<Spanned<String>>,
+    pub max_queued: Option<Spanned<u64>>,
+    pub throttle: Option<Spanned<RawThrottle>>,
+    pub action: Option<Spanned<String>>,
+    pub after: Option<Spanned<Dur>>,
+    pub retries: Option<Spanned<u32>>,
+    pub by: Option<Spanned<Dur>>,
 }
 
 impl RawScenario {
@@ -149,6 +166,7 @@ impl RawScenario {
             && self.workload.is_none()
             && self.policies.is_none()
             && self.topologies.is_none()
+            && self.admission.is_none()
     }
 }
 

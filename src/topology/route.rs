@@ -7,10 +7,11 @@
 //! from the topology's own stream, drawn in arrival order, so every policy
 //! on one topology sees the same routing.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use rand_pcg::Pcg64;
 
+use crate::admission::limit::{Bucket, SlidingWindow};
 use crate::core::Job;
 use crate::model::{QueueId, RouteAction, RouteRule, Scenario, TenantId, Throttle};
 use crate::policy::flows::label_hash;
@@ -38,20 +39,13 @@ pub fn shuffle_subset(seed: u64, name: &str, n: u32, k: u32) -> Vec<u32> {
     out
 }
 
-/// A leaky bucket's level and when it was last updated.
-#[derive(Debug, Clone, Copy)]
-struct Bucket {
-    level: f64,
-    at: Time,
-}
-
 pub struct Router {
     rules: Vec<RouteRule>,
     seed: u64,
     rng: Pcg64,
     buckets: HashMap<(usize, TenantId), Bucket>,
     /// Per (rule, tenant): the times of its last `limit` enqueues.
-    windows: HashMap<(usize, TenantId), VecDeque<Time>>,
+    windows: HashMap<(usize, TenantId), SlidingWindow>,
     name: String,
 }
 
@@ -114,29 +108,21 @@ impl Router {
     /// Pours one job into the tenant's bucket; true when it would spill (the
     /// bucket is then left as it was).
     fn bucket_overflows(&mut self, rule: usize, t: TenantId, now: Time, rate: f64, burst: f64) -> bool {
-        let b = self.buckets.entry((rule, t)).or_insert(Bucket { level: 0.0, at: now });
-        let drained = rate * (now - b.at) as f64 / 1e6;
-        b.level = (b.level - drained).max(0.0);
-        b.at = now;
-        // a tolerance of 1e-9 jobs keeps exact-rate arrivals from spilling
-        // on rounding alone
-        if b.level + 1.0 <= burst + 1e-9 {
-            b.level += 1.0;
-            false
-        } else {
-            true
+        let b = self.buckets.entry((rule, t)).or_insert(Bucket::new(now));
+        let fits = b.fits(now, rate, burst);
+        if fits {
+            b.pour();
         }
+        !fits
     }
 
-    /// Counts the job in the tenant's window; true when `limit` jobs of the
-    /// tenant were already enqueued in the `window` before it.
+    /// Counts the job in the tenant's window (every enqueue counts, as in
+    /// sidekiq-fair_tenant); true when `limit` jobs of the tenant were
+    /// already enqueued in the `window` before it.
     fn window_overflows(&mut self, rule: usize, t: TenantId, now: Time, limit: u32, window: Time) -> bool {
-        let times = self.windows.entry((rule, t)).or_default();
-        let over = times.len() as u32 >= limit && now - times.front().copied().unwrap_or(0) < window;
-        times.push_back(now);
-        if times.len() as u32 > limit {
-            times.pop_front();
-        }
+        let w = self.windows.entry((rule, t)).or_default();
+        let over = !w.fits(now, limit, window);
+        w.count(now, limit);
         over
     }
 }

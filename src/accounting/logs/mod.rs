@@ -9,6 +9,7 @@ mod queues;
 mod series;
 mod ticks;
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::core::{Job, JobState, Outcome, Skip, Slot};
@@ -31,6 +32,8 @@ pub struct Logs {
     fairness: Csv,
     /// Under a topology with queues (not a planner's).
     queues: Option<QueueSeries>,
+    /// The admission rule that last refused or deferred each live job.
+    refused: HashMap<u64, String>,
 }
 
 impl Logs {
@@ -43,15 +46,28 @@ impl Logs {
             dir,
             "jobs.csv",
             &[
-                "job", "tenant", "class", "arrival", "start", "finish", "wait", "service", "attempts",
-                "outcome", "queue", "pool", "slices",
+                "job",
+                "tenant",
+                "class",
+                "arrival",
+                "start",
+                "finish",
+                "wait",
+                "service",
+                "attempts",
+                "outcome",
+                "queue",
+                "pool",
+                "slices",
+                "admission",
+                "admission_rule",
             ],
         )?;
         let queues = match sc.run_topology() {
             Some(t) if t.planner.is_none() => Some(QueueSeries::new(&t.queues, dir)?),
             _ => None,
         };
-        Ok(Logs { jobs, ticks: TickLog::new(sc, dir)?, series, fairness, queues })
+        Ok(Logs { jobs, ticks: TickLog::new(sc, dir)?, series, fairness, queues, refused: HashMap::new() })
     }
 
     pub fn on_arrival(&mut self, job: &Job) {
@@ -65,6 +81,10 @@ impl Logs {
             self.ticks.set_waiting(job.tenant, true);
         }
         self.series.on_queued(job, slot);
+    }
+
+    pub fn on_refused(&mut self, seq: u64, rule: &str) {
+        self.refused.insert(seq, rule.to_string());
     }
 
     /// The topology placed the job in `job.queue`.
@@ -165,6 +185,16 @@ impl Logs {
             }
         }
         w.int(u64::from(job.slices));
+        match (job.deferred(), job.resends()) {
+            (false, 0) => w.text("accepted"),
+            (true, 0) => w.text("deferred"),
+            (false, n) => w.text(&format!("retried {n}")),
+            (true, n) => w.text(&format!("deferred, retried {n}")),
+        }
+        match self.refused.remove(&job.seq) {
+            Some(rule) => w.text(&rule),
+            None => w.empty(),
+        }
         w.end()
     }
 

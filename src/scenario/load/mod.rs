@@ -3,6 +3,7 @@
 //! Every error is an [`Error::Input`] naming the file, the 1-based line and
 //! column of the offending value (when known), what is wrong and what to do.
 
+mod admission;
 mod entries;
 mod policies;
 mod tenants;
@@ -234,6 +235,7 @@ impl<'a> Builder<'a> {
         let (workload, traces) = self.workload(raw.workload.as_ref())?;
         self.topologies = self.build_topologies(raw.topologies.as_ref(), workers)?;
         let policies = self.build_policies(raw.policies.as_ref())?;
+        let admission = self.build_admission(raw.admission.as_ref())?;
         for p in &policies {
             let Some(s) = p.slice else { continue };
             // each slice is an event: at most a million per job of mean size
@@ -263,6 +265,7 @@ impl<'a> Builder<'a> {
             policies,
             topologies: self.topologies,
             topology: None,
+            admission,
         })
     }
 

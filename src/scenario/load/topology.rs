@@ -339,7 +339,7 @@ impl Builder<'_> {
         Ok(RouteRule { classes, tenants, action })
     }
 
-    fn throttle(&self, t: &Spanned<RawThrottle>) -> Result<Throttle> {
+    pub(super) fn throttle(&self, t: &Spanned<RawThrottle>) -> Result<Throttle> {
         let r = &t.value;
         match (&r.rate, &r.burst, &r.limit, &r.window) {
             (Some(rate), burst, None, None) => {
@@ -378,7 +378,7 @@ impl Builder<'_> {
         }
     }
 
-    fn tenant_ref(&self, name: &Spanned<String>) -> Result<TenantId> {
+    pub(super) fn tenant_ref(&self, name: &Spanned<String>) -> Result<TenantId> {
         self.tenants.id_of(&name.value).ok_or_else(|| {
             self.err_at(
                 name,

@@ -1,0 +1,147 @@
+//! Admission rules (`admission:`), each against an answer derived in the
+//! test's comment: the M/M/1/K blocking probability of a depth limit, a
+//! token bucket's rate x t + burst, and the three actions job by job.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::*;
+
+type Rows = Vec<HashMap<String, String>>;
+
+/// Runs `text` and returns (comparison.csv rows, jobs.csv rows of `label`).
+fn run_text(text: &str, label: &str, extra: &[&str]) -> (Rows, Rows) {
+    let dir = tempdir();
+    let sc = dir.path().join("t.yaml");
+    std::fs::write(&sc, text).expect("write scenario");
+    let out = dir.path().join("out");
+    let mut args = vec!["--no-plots", "--policy", label];
+    args.extend_from_slice(extra);
+    run(&sc, &out, &args);
+    let cmp = read_csv(&out.join("comparison.csv"));
+    let jobs = if out.join(label).join("jobs.csv").exists() {
+        read_csv(&out.join(label).join("jobs.csv"))
+    } else {
+        Vec::new()
+    };
+    (cmp, jobs)
+}
+
+#[test]
+fn a_depth_limit_on_an_mm1_queue_blocks_as_mm1k_predicts() {
+    // M/M/1 with rho = 0.8 and at most 4 jobs waiting: the system holds at
+    // most K = 5 (4 waiting, 1 running), an M/M/1/K queue. By PASTA an
+    // arrival finds it full with probability
+    //   P_K = (1 - rho) rho^K / (1 - rho^(K+1)) = 0.2 x 0.32768 / 0.737856 = 0.088818.
+    // Over 2,000,000 arrivals the binomial sd would be 0.0002; arrivals in
+    // a busy stretch are correlated, so the bound is 0.002.
+    let text = "seed: 7
+workers: 1
+workload:
+  - {tenant: A, arrivals: {poisson: 0.8/s, count: 2000000}, service: {exponential: 1s}}
+admission:
+  - {max_queued: 4, action: reject}
+policies: [fifo]
+";
+    let (cmp, _) = run_text(text, "fifo", &["--logs", "summary"]);
+    let jobs: f64 = cmp[0]["jobs"].parse().unwrap();
+    let rejected: f64 = cmp[0]["rejected"].parse().unwrap();
+    let p = rejected / jobs;
+    assert!((p - 0.088818).abs() < 0.002, "blocking {p:.6}");
+}
+
+#[test]
+fn a_token_bucket_admits_rate_times_t_plus_burst() {
+    // Ten jobs a second for 100 s into a bucket of rate 1/s and burst 5:
+    // 5 at once (t = 0 .. 0.4), then one each second from 1.0 to 99.0: 104
+    // admitted, 896 rejected, naming the rule.
+    let text = "workers: 4
+workload:
+  - {tenant: A, arrivals: {every: 100ms, count: 1000}, service: 1ms}
+admission:
+  - {tenant: A, throttle: {rate: 1/s, burst: 5}}
+policies: [fifo]
+";
+    let (cmp, jobs) = run_text(text, "fifo", &[]);
+    assert_eq!((cmp[0]["completed"].as_str(), cmp[0]["rejected"].as_str()), ("104", "896"));
+    let rejected: Vec<_> = jobs.iter().filter(|r| r["outcome"] == "rejected").collect();
+    assert!(rejected.iter().all(|r| r["admission_rule"] == "rule 1" && r["admission"] == "accepted"));
+}
+
+const THREE: &str = "workers: 1
+workload:
+  - {tenant: A, count: 3, service: 1s}
+admission:
+  - {tenant: \"*\", max_queued: 1, ACTION}
+policies: [fifo]
+";
+
+/// (start, outcome, admission) of each job in id order.
+fn by_job(jobs: &[HashMap<String, String>]) -> Vec<(String, String, String)> {
+    let mut rows: Vec<_> = jobs.to_vec();
+    rows.sort_by_key(|r| r["job"].parse::<u32>().unwrap());
+    rows.iter().map(|r| (r["start"].clone(), r["outcome"].clone(), r["admission"].clone())).collect()
+}
+
+fn row(start: &str, outcome: &str, admission: &str) -> (String, String, String) {
+    (start.into(), outcome.into(), admission.into())
+}
+
+#[test]
+fn a_refused_job_sent_again_is_the_same_job_until_its_retries_run_out() {
+    // One worker, at most 1 job waiting per tenant, three 1 s jobs at t = 0.
+    // Job 0 is admitted (1 waiting) and starts at 0; jobs 1 and 2 are
+    // refused. Sent again 1.5 s later: job 1 is admitted (job 0 started, 0
+    // waiting) and, the worker free since 1 s, starts at 1.5; job 2, checked
+    // just after it (1 waiting), is refused again, sent at 3.0, admitted and
+    // started (the worker is free from 2.5). With one re-send allowed, job 2
+    // is rejected at 1.5 instead.
+    let retry = THREE.replace("ACTION", "action: retry, after: 1500ms, retries: 2");
+    let (_, jobs) = run_text(&retry, "fifo", &[]);
+    assert_eq!(
+        by_job(&jobs),
+        [
+            row("0", "completed", "accepted"),
+            row("1.5", "completed", "retried 1"),
+            row("3", "completed", "retried 2")
+        ]
+    );
+    assert!(jobs.iter().all(|r| r["arrival"] == "0"), "the same job keeps its arrival");
+    let once = THREE.replace("ACTION", "action: retry, after: 1500ms, retries: 1");
+    let (cmp, jobs) = run_text(&once, "fifo", &[]);
+    assert_eq!(by_job(&jobs)[2], row("", "rejected", "retried 1"));
+    assert_eq!(cmp[0]["rejected"], "1");
+}
+
+#[test]
+fn a_deferred_job_becomes_claimable_later_and_counts_as_deferred() {
+    // As above, with `action: defer, by: 2s`: jobs 1 and 2 are taken in but
+    // claimable only at 2 s (the worker idles from 1 s to 2 s); they start
+    // at 2 and 3, waits 2 s and 3 s from their arrival.
+    let defer = THREE.replace("ACTION", "action: defer, by: 2s");
+    let (cmp, jobs) = run_text(&defer, "fifo", &[]);
+    assert_eq!(
+        by_job(&jobs),
+        [
+            row("0", "completed", "accepted"),
+            row("2", "completed", "deferred"),
+            row("3", "completed", "deferred")
+        ]
+    );
+    assert_eq!((cmp[0]["rejected"].as_str(), cmp[0]["deferred"].as_str()), ("0", "2"));
+}
+
+#[test]
+fn an_action_key_without_its_action_is_an_error_at_its_place() {
+    let bad = THREE.replace("ACTION", "after: 5s");
+    let dir = tempdir();
+    let sc = dir.path().join("bad.yaml");
+    std::fs::write(&sc, bad).unwrap();
+    let out = fairsim().arg("validate").arg(&sc).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // line 5 `  - {tenant: "*", max_queued: 1, after: 5s}`: `5s` at column 41
+    // (`after:` at 34-39, a space, then the value)
+    assert!(err.contains("bad.yaml:5:41: `after` goes with `action: retry`"), "{err}");
+}
