@@ -18,11 +18,13 @@
 
 mod arrivals;
 mod audit;
+mod slicing;
 
 use std::collections::VecDeque;
 use std::path::Path;
 
 pub use audit::Audit;
+use slicing::Sliced;
 
 use crate::accounting::{Recorder, RunStats, Snapshot};
 use crate::admission::{rules::Rules, AcceptAll, Admission};
@@ -77,18 +79,6 @@ impl PartialOrd for Attempt {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
-}
-
-/// A job that runs in slices (interruptible iteration), while in the system.
-#[derive(Debug, Clone, Copy)]
-struct Sliced {
-    slice: Time,
-    overhead: Time,
-    /// Its whole service, and what is left of it.
-    total: Time,
-    left: Time,
-    /// Slices run so far.
-    done: u32,
 }
 
 /// One simulation of one policy.
@@ -578,33 +568,6 @@ impl<'s> Engine<'s> {
         }
         self.rec.on_start(self.jobs.get(slot), now, self.loads[t].queued);
         Ok(())
-    }
-
-    /// After a slice of a sliced job: puts the job back in its queue with
-    /// the next slice (true). After its last: when the attempt failed and
-    /// will be retried, the retry starts again from the first slice;
-    /// otherwise its whole service (the work its slices and resumes took)
-    /// is restored for the accounting (false either way).
-    fn next_slice(&mut self, slot: Slot) -> bool {
-        let Some(s) = self.sliced.get_mut(&slot) else { return false };
-        let job = self.jobs.get_mut(slot);
-        let overhead = if s.done > 0 { s.overhead } else { 0 };
-        s.left -= job.service - overhead;
-        s.done += 1;
-        if s.left > 0 {
-            job.service = s.left.min(s.slice) + s.overhead;
-            job.ready = self.now;
-            self.enqueue(slot);
-            return true;
-        }
-        if job.attempts <= u32::from(job.failures) && job.attempts < u32::from(job.max_attempts) {
-            (s.left, s.done) = (s.total, 0);
-            job.service = s.slice;
-            return false;
-        }
-        job.service = s.total + Time::from(s.done - 1) * s.overhead;
-        self.sliced.remove(&slot);
-        false
     }
 
     fn finish_attempt(&mut self, slot: Slot) -> Result<()> {
