@@ -523,6 +523,32 @@ mod tests {
     }
 
     #[test]
+    fn each_outcome_has_its_own_counter_and_jobs_is_their_sum() {
+        // 1 completed, 2 failed, 3 rejected, 4 expired, 5 unfinished. A
+        // tenant's completions are the engine's count (7 here), so its
+        // counters ignore Completed: its group has 7 + 2 + 3 + 4 + 5 = 21 jobs.
+        let (mut g, mut t) = (GroupStats::default(), TenantCounters::default());
+        let outcomes = [
+            (Outcome::Completed, 1),
+            (Outcome::Failed, 2),
+            (Outcome::Rejected, 3),
+            (Outcome::Expired, 4),
+            (Outcome::Unfinished, 5),
+        ];
+        for (o, n) in outcomes {
+            for _ in 0..n {
+                g.count_outcome(o);
+                t.count_outcome(o);
+            }
+        }
+        assert_eq!((g.completed, g.failed, g.rejected, g.expired, g.unfinished), (1, 2, 3, 4, 5));
+        (t.sla_misses, t.deadline_misses, t.oldest_age_max) = (6, 8, 9);
+        let tg = t.group(7);
+        assert_eq!((tg.completed, tg.failed, tg.rejected, tg.expired, tg.unfinished), (7, 2, 3, 4, 5));
+        assert_eq!((tg.jobs, tg.sla_misses, tg.deadline_misses, tg.oldest_age_max), (21, 6, 8, 9));
+    }
+
+    #[test]
     #[should_panic(expected = "not computed")]
     fn an_unplaced_percentile_is_refused() {
         one_group(&[3, 1, 2], &[]).wait_pct(90.0);

@@ -326,6 +326,51 @@ mod tests {
     }
 
     #[test]
+    fn a_jump_credits_the_visits_it_passes_over_and_notes_each_flow() {
+        // cost: work, quantum 10us: quanta A 10, B 20 (weight 2), C 10 units.
+        // Picks 1-3 start A, B, C on their first credit, each job costing its
+        // service (a, b, c us). Pick 4 visits A, B, C in debt (one note each),
+        // then A again: four debt visits for three flows, so it jumps. With
+        // A's current credit undone, flow p at deficit d needs k = floor(-d /
+        // q) + 1 visits, the last of them visit (k - 1) 3 + p (A's current
+        // visit is 0); the smallest wins, every flow is credited its visits
+        // up to it and noted, except a winner whose only visit is that one.
+        // Case 1, a b c = 45 70 25: after picks 1-3 -35 -50 -15; pick 4's
+        // visits -25 -30 -5; A undone -25: k = 3, 2, 1, visits 6, 4, 2: C
+        // wins at 2 with one visit: A -15, B -10, C +5 (not noted), then C's
+        // 25us job: -20. Notes A B C, then A B.
+        // Case 2, 45 90 35: -35 -70 -25; visits -25 -50 -15; A undone -25:
+        // k = 3, 3, 2, visits 6, 7, 5: C wins at 5, its second visit: A gets
+        // visits 0 and 3 (-5), B 1 and 4 (-10), C 2 and 5 (+5, noted), then
+        // its 35us job: -30. Notes A B C, then A B C.
+        // Visiting one by one reaches the same deficits but notes every visit:
+        // A B C A B C A B in case 2. A jump that takes only one visit, starts
+        // at another visit or notes differently changes the notes; one that
+        // miscounts credit changes the deficits.
+        let cases = [
+            ((45, 70, 25), [-35, -50, -15], [-15, -10, -20], "ABCAB"),
+            ((45, 90, 35), [-35, -70, -25], [-5, -10, -30], "ABCABC"),
+        ];
+        for ((a, b, c), first, after, notes) in cases {
+            let sc = scenario(&format!(
+                "workers: 99\ntenants: {{A: {{}}, B: {{weight: 2}}, C: {{}}}}\n\
+                 workload: [{{tenant: A, count: 2, service: {a}us}}, {{tenant: B, count: 2, service: {b}us}},\
+                 {{tenant: C, count: 2, service: {c}us}}]\n\
+                 policies: [{{policy: drr, cost: work, quantum: 10us}}]\n"
+            ));
+            let mut kit = Kit::with_policy(&sc, Box::new(build_drr(&sc.policies[0], &sc).expect("builds")));
+            kit.push_all();
+            assert_eq!(kit.pick_n(3), "ABC");
+            assert_eq!(kit.policy.deficit, first);
+            assert_eq!(kit.pick_n(1), "C");
+            assert_eq!(kit.policy.deficit, after, "case {b} {c}");
+            let noted: String =
+                kit.skips.iter().map(|s| s.strip_suffix(":deficit").expect("deficit")).collect();
+            assert_eq!(noted, notes, "case {b} {c}");
+        }
+    }
+
+    #[test]
     fn default_work_quantum_is_the_count_weighted_mean_service() {
         // 30 jobs of 1 s and 10 jobs of 5 s: (30 * 1 + 10 * 5) / 40 = 2 s.
         let sc = scenario(

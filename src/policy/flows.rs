@@ -381,3 +381,94 @@ impl FlowQueues {
 pub fn label_hash(label: &str) -> u64 {
     label.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::testkit::Kit;
+    use crate::scenario::load_str;
+    use std::path::Path;
+
+    fn scenario(yaml: &str) -> Scenario {
+        load_str(yaml, Path::new("t.yaml")).expect("valid scenario")
+    }
+
+    #[test]
+    fn label_hash_is_fnv_1a() {
+        // the FNV-1a 64-bit test vectors: the empty string is the offset
+        // basis; "a" and "foobar" from the reference implementation's suite
+        assert_eq!(label_hash(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(label_hash("a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(label_hash("foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn a_flow_that_runs_out_of_jobs_leaves_with_its_debt() {
+        // drr, cost: work, quantum 1s, flows A and B (tenants, or one class
+        // each). A's first visit (+1) runs its 3s job: deficit -2, and A has
+        // no job left, so it leaves the rotation keeping the debt. B runs
+        // three 1s jobs alone, with no skip. A's second job then arrives: A
+        // rejoins behind B with -2, so its visits go -1 (skip), 0 (skip), +1
+        // (runs): B B B A, skips A A. A flow believed claimable with no job
+        // would stay in the rotation, be visited (and, as a tenant, noted)
+        // while empty, and work its debt off before its job arrives.
+        for (over, classes, x, y) in
+            [("tenant", "", "", ""), ("class", "classes: {x: {}, y: {}}\n", ", class: x", ", class: y")]
+        {
+            let sc = scenario(&format!(
+                "workers: 99\n{classes}workload:\n\
+                 - {{tenant: A{x}, arrivals: {{batch: 1, at: 0s}}, service: 3s}}\n\
+                 - {{tenant: B{y}, arrivals: {{batch: 6, at: 0s}}, service: 1s}}\n\
+                 - {{tenant: A{x}, arrivals: {{batch: 1, at: 10s}}, service: 1s}}\n\
+                 policies: [{{policy: drr, over: {over}, cost: work, quantum: 1s}}]\n"
+            ));
+            let mut kit = Kit::new(&sc);
+            kit.push_n(7);
+            assert_eq!(kit.pick_n(4), "ABBB", "over {over}");
+            assert!(kit.skips.is_empty(), "over {over}: {:?}", kit.skips);
+            kit.push_n(1);
+            assert_eq!(kit.pick_n(4), "BBBA", "over {over}");
+            assert_eq!(kit.skips, ["A:deficit", "A:deficit"], "over {over}");
+        }
+    }
+
+    #[test]
+    fn a_class_offers_its_oldest_job_of_an_unparked_tenant() {
+        // drr over classes X and Y (quantum 1 job); A has cap 1. Arrivals, in
+        // order: A's Y1 and Y2, B's X1 and X2, A's X1, B's X3, A's X2. Y is
+        // first in the rotation (first arrival).
+        // 1: Y runs A's Y1 (A at its cap). 2: X runs B's X1, the older job.
+        // 3: Y's A job is refused: A is parked in Y and X; X runs B's X2.
+        // A's Y1 ends: A is unparked in both. 4: X's oldest job is A's X1.
+        // It ends. 5: Y runs A's Y2. It ends. 6: X's oldest job is B's X3,
+        // older than A's X2: A B B A A B.
+        // Class X's heap entry for A's X1 outlived A's parking (B's jobs were
+        // above it), so unparking listed A's X1 a second time; a stale entry
+        // taken as live would offer A's X2 in 6 at the place of A's X1.
+        // Without arrival orders (all equal), ties by tenant id would offer
+        // A's X2 before B's X3 in 6.
+        let sc = scenario(concat!(
+            "workers: 99\ntenants: {A: {cap: 1}, B: {}}\nclasses: {X: {}, Y: {}}\nworkload:\n",
+            "  - {tenant: A, class: Y, arrivals: {batch: 2, at: 0s}, service: 1s}\n",
+            "  - {tenant: B, class: X, arrivals: {batch: 2, at: 1s}, service: 1s}\n",
+            "  - {tenant: A, class: X, arrivals: {batch: 1, at: 2s}, service: 1s}\n",
+            "  - {tenant: B, class: X, arrivals: {batch: 1, at: 3s}, service: 1s}\n",
+            "  - {tenant: A, class: X, arrivals: {batch: 1, at: 4s}, service: 1s}\n",
+            "policies: [{policy: drr, over: class}]\n",
+        ));
+        let mut kit = Kit::new(&sc);
+        kit.push_all();
+        let y1 = kit.pick().expect("A's Y1");
+        let mut order = sc.tenants.name(kit.jobs.get(y1).tenant).to_string();
+        order += &kit.pick_n(2);
+        kit.finish(y1);
+        for _ in 0..2 {
+            let a = kit.pick().expect("A's X1, then Y2");
+            order.push_str(&sc.tenants.name(kit.jobs.get(a).tenant));
+            kit.finish(a);
+        }
+        order += &kit.pick_n(1);
+        assert_eq!(order, "ABBAAB");
+        assert_eq!(kit.skips, ["A:at_cap"]);
+    }
+}

@@ -326,6 +326,31 @@ mod tests {
     }
 
     #[test]
+    fn a_better_job_pushed_later_becomes_its_tenants_head() {
+        // priority (a lower number first, then ready time) over one
+        // KeyedQueue: A's lo job at 0s, B's lo job at 1s, A's hi job at 2s.
+        // Keys (5, 0s), (5, 1s), (1, 2s): A's hi job, A's lo job, B's lo
+        // job: A A B. A's hi job beats A's listed head, so it needs a head
+        // entry of its own; without one A's old entry is stale, A is dropped
+        // and only B runs.
+        let sc = crate::scenario::load_str(
+            concat!(
+                "workers: 99\ntenants: {A: {}, B: {}}\nclasses: {hi: {priority: 1}, lo: {priority: 5}}\n",
+                "workload:\n  - {tenant: A, class: lo, arrivals: {batch: 1, at: 0s}, service: 1s}\n",
+                "  - {tenant: B, class: lo, arrivals: {batch: 1, at: 1s}, service: 1s}\n",
+                "  - {tenant: A, class: hi, arrivals: {batch: 1, at: 2s}, service: 1s}\npolicies: [priority]\n",
+            ),
+            std::path::Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let mut kit = crate::policy::testkit::Kit::new(&sc);
+        kit.push_all();
+        let first = kit.pick().expect("A's hi job");
+        assert_eq!(kit.jobs.get(first).seq, 2);
+        assert_eq!(kit.pick_n(9), "AB");
+    }
+
+    #[test]
     fn tenant_queues_pop_in_key_order_with_shared_links_and_reused_slots() {
         // three tenants' queues share one `after` array; keys mostly ascend
         // per tenant (run), sometimes drop (heap); slots are reused after a

@@ -215,6 +215,55 @@ mod tests {
     }
 
     #[test]
+    fn a_capped_tenant_gets_its_tickets_back_when_unparked() {
+        // A alone, cap 1, two jobs: every draw is A's. The first starts; the
+        // second is refused at A's cap, A drops its tickets and nothing is
+        // left to draw. A's job ends: A is unparked and its second job runs.
+        let sc = crate::scenario::load_str(
+            "workers: 99\ntenants: {A: {cap: 1}}\nworkload:\n  - {tenant: A, count: 2, service: 1s}\npolicies: [lottery]\n",
+            std::path::Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let mut kit = crate::policy::testkit::Kit::new(&sc);
+        kit.push_all();
+        let first = kit.pick().expect("A's first job");
+        assert_eq!(kit.pick_n(9), "");
+        assert_eq!(kit.skips, ["A:at_cap"]);
+        kit.finish(first);
+        assert_eq!(kit.pick_n(9), "A");
+    }
+
+    #[test]
+    fn below_is_lemires_multiply_and_reject() {
+        // Lemire (2019): the 128-bit product x n of a 64-bit output x; its
+        // high half is the draw, accepted when its low half is at least
+        // 2^64 mod n, so each value has exactly floor(2^64 / n) accepted x.
+        // Checked output by output against the same stream. For n = 2^63 + 1,
+        // 2^64 mod n = 2^63 - 1: about half the outputs are rejected, so
+        // the rejection is exercised.
+        for n in [1u64, 3, 1000, (1 << 63) + 1, u64::MAX] {
+            let mut rng = rng::stream(5, 6, Purpose::Policy);
+            let mut copy = rng.clone();
+            let (mut used, limit) = (0, (1u128 << 64) % n as u128);
+            for _ in 0..500 {
+                let want = loop {
+                    used += 1;
+                    let m = copy.next_u64() as u128 * n as u128;
+                    if m % (1u128 << 64) >= limit {
+                        break m / (1u128 << 64);
+                    }
+                };
+                assert_eq!(below(&mut rng, n) as u128, want, "n {n}");
+            }
+            if n == (1 << 63) + 1 {
+                // 500 draws at acceptance 1/2: a mean of 1000 outputs, sd
+                // sqrt(500 x 1/2) / (1/2) = 32; [800, 1200) is over 6 sd
+                assert!((800..1200).contains(&used), "{used} outputs");
+            }
+        }
+    }
+
+    #[test]
     fn below_is_uniform_enough_and_in_range() {
         // 60 000 draws in [0, 3): each value expected 20 000, sd sqrt(60000 * 1/3 * 2/3) = 115.5;
         // 4 sd = 462.

@@ -73,5 +73,7 @@ mod tests {
         // (1+2+3)^2 / (3 * (1+4+9)) = 36/42
         assert!((jain(&[1.0, 2.0, 3.0]).unwrap() - 36.0 / 42.0).abs() < 1e-12);
         assert_eq!(jain(&[]), None);
+        // all zero: 0 / 0, no index
+        assert_eq!(jain(&[0.0, 0.0]), None);
     }
 }
