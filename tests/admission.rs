@@ -69,6 +69,17 @@ policies: [fifo]
     assert!(rejected.iter().all(|r| r["admission_rule"] == "rule 1" && r["admission"] == "accepted"));
 }
 
+/// The (refused, deferred) cells of each tick of `label`'s ticks.csv.
+fn refusals_per_tick(text: &str, label: &str) -> Vec<(String, String)> {
+    let dir = tempdir();
+    let sc = dir.path().join("t.yaml");
+    std::fs::write(&sc, text).expect("write scenario");
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots", "--policy", label]);
+    let ticks = read_csv(&out.join(label).join("ticks.csv"));
+    ticks.iter().map(|r| (r["refused"].clone(), r["deferred"].clone())).collect()
+}
+
 const THREE: &str = "workers: 1
 workload:
   - {tenant: A, count: 3, service: 1s}
@@ -108,6 +119,11 @@ fn a_refused_job_sent_again_is_the_same_job_until_its_retries_run_out() {
         ]
     );
     assert!(jobs.iter().all(|r| r["arrival"] == "0"), "the same job keeps its arrival");
+    // the observation log: two refusals in tick 1 (t = 0), one in tick 2
+    // (t = 1.5), none in ticks 3 and 4 (the last job ends at 4 s)
+    let ticks = refusals_per_tick(&retry, "fifo");
+    let refused: Vec<&str> = ticks.iter().map(|t| t.0.as_str()).collect();
+    assert_eq!(refused, ["A:2", "A:1", "", ""], "{ticks:?}");
     let once = THREE.replace("ACTION", "action: retry, after: 1500ms, retries: 1");
     let (cmp, jobs) = run_text(&once, "fifo", &[]);
     assert_eq!(by_job(&jobs)[2], row("", "rejected", "retried 1"));
@@ -130,6 +146,9 @@ fn a_deferred_job_becomes_claimable_later_and_counts_as_deferred() {
         ]
     );
     assert_eq!((cmp[0]["rejected"].as_str(), cmp[0]["deferred"].as_str()), ("0", "2"));
+    let ticks = refusals_per_tick(&defer, "fifo");
+    assert_eq!(ticks[0], (String::new(), "A:2".to_string()), "{ticks:?}");
+    assert!(ticks[1..].iter().all(|t| t.0.is_empty() && t.1.is_empty()), "{ticks:?}");
 }
 
 #[test]

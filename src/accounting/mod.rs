@@ -218,11 +218,12 @@ impl Recorder {
     }
 
     /// A job started an attempt at `now`. `queued` is its tenant's queue length after.
-    /// Admission rule `rule` refused or deferred job `seq` (its last such
-    /// rule is written in `jobs.csv`).
-    pub fn on_refused(&mut self, seq: u64, rule: &str) {
+    /// Admission rule `rule` refused (or, `deferred`, deferred) `job` (its
+    /// last such rule is written in `jobs.csv`, the count in `ticks.csv`).
+    pub fn on_refused(&mut self, job: &Job, rule: &str, deferred: bool) {
+        self.events += 1;
         if let Some(l) = self.logs.as_mut() {
-            l.on_refused(seq, rule);
+            l.on_refused(job, rule, deferred);
         }
     }
 

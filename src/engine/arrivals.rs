@@ -46,11 +46,11 @@ impl Engine<'_> {
                 Ok(())
             }
             Decision::Reject { rule } => {
-                self.rec.on_refused(job.seq, self.admission.rule_name(rule));
+                self.rec.on_refused(&job, self.admission.rule_name(rule), false);
                 self.rec.on_end(self.sc, &job, self.now, Outcome::Rejected)
             }
             Decision::Retry { rule, after, max } => {
-                self.rec.on_refused(job.seq, self.admission.rule_name(rule));
+                self.rec.on_refused(&job, self.admission.rule_name(rule), false);
                 if job.resends() >= max {
                     return self.rec.on_end(self.sc, &job, self.now, Outcome::Rejected);
                 }
@@ -61,7 +61,7 @@ impl Engine<'_> {
                 Ok(())
             }
             Decision::Defer { rule, until } => {
-                self.rec.on_refused(job.seq, self.admission.rule_name(rule));
+                self.rec.on_refused(&job, self.admission.rule_name(rule), true);
                 job.admission |= DEFERRED;
                 job.ready = until;
                 let seq = job.seq;

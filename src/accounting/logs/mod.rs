@@ -83,8 +83,9 @@ impl Logs {
         self.series.on_queued(job, slot);
     }
 
-    pub fn on_refused(&mut self, seq: u64, rule: &str) {
-        self.refused.insert(seq, rule.to_string());
+    pub fn on_refused(&mut self, job: &Job, rule: &str, deferred: bool) {
+        self.refused.insert(job.seq, rule.to_string());
+        self.ticks.on_refused(job.tenant, deferred);
     }
 
     /// The topology placed the job in `job.queue`.

@@ -22,6 +22,10 @@ pub struct TickLog {
     /// in the order first seen.
     skipped: Vec<(TenantId, Skip)>,
     skipped_set: HashSet<(TenantId, Skip)>,
+    /// Admission's refusals (final or to be re-sent) and deferrals in this
+    /// tick, per tenant.
+    refused: std::collections::BTreeMap<TenantId, u64>,
+    deferred: std::collections::BTreeMap<TenantId, u64>,
     /// The tenants still parked from earlier ticks were listed in this tick.
     pub parked_listed: bool,
     /// Tenants with at least one arrival so far, in id order.
@@ -40,12 +44,24 @@ impl TickLog {
             csv: open_csv(
                 dir,
                 "ticks.csv",
-                &["tick", "time", "workers_free", "waiting", "chosen", "skipped", "completed"],
+                &[
+                    "tick",
+                    "time",
+                    "workers_free",
+                    "waiting",
+                    "chosen",
+                    "skipped",
+                    "completed",
+                    "refused",
+                    "deferred",
+                ],
             )?,
             free_at_start: sc.workers,
             chosen: Vec::new(),
             skipped: Vec::new(),
             skipped_set: HashSet::new(),
+            refused: Default::default(),
+            deferred: Default::default(),
             parked_listed: false,
             seen: BTreeSet::new(),
             waiting: DenseSet::new(sc.tenants.len()),
@@ -77,6 +93,12 @@ impl TickLog {
         if self.skipped_set.insert(s) {
             self.skipped.push(s);
         }
+    }
+
+    /// Admission refused (`deferred`: deferred) a job of `tenant`.
+    pub fn on_refused(&mut self, tenant: TenantId, deferred: bool) {
+        let map = if deferred { &mut self.deferred } else { &mut self.refused };
+        *map.entry(tenant).or_default() += 1;
     }
 
     /// Writes the row of tick `index`, which ends at `end`, and opens the
@@ -133,6 +155,17 @@ impl TickLog {
             push_u64(cell, loads[t as usize].completed);
         }
         w.bytes(cell);
+        for map in [&mut self.refused, &mut self.deferred] {
+            cell.clear();
+            for (&t, &n) in map.iter() {
+                list_sep(cell);
+                push_name(cell, scratch, tenants, t);
+                cell.push(b':');
+                push_u64(cell, n);
+            }
+            w.bytes(cell);
+            map.clear();
+        }
         w.end()?;
         self.chosen.clear();
         self.skipped.clear();
