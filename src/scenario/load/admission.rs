@@ -6,6 +6,7 @@ use super::Builder;
 use crate::error::Result;
 use crate::model::{Action, AdmissionRule, Limit, Scope};
 use crate::scenario::raw::RawAdmission;
+use crate::time::{HORIZON, HORIZON_TEXT};
 
 /// Most times a producer sends a refused job again.
 const MAX_RETRIES: u32 = 100;
@@ -72,7 +73,14 @@ impl Builder<'_> {
                         return Err(self.err_at(n, format!("`retries` must be from 1 to {MAX_RETRIES}")))
                     }
                 };
-                Action::Retry { after: self.pos_dur(after, "after")?, max: max as u8 }
+                let after_t = self.pos_dur(after, "after")?;
+                if after_t.saturating_mul(u64::from(max)) >= HORIZON / 2 {
+                    return Err(self.err_at(
+                        after,
+                        format!("`after` x `retries` ({max}) must stay under half of {HORIZON_TEXT}, or the last re-send would come past the end of simulated time; use a shorter `after` or fewer `retries`"),
+                    ));
+                }
+                Action::Retry { after: after_t, max: max as u8 }
             }
             "defer" => {
                 let Some(by) = &r.by else {
@@ -81,7 +89,11 @@ impl Builder<'_> {
                         "`action: defer` needs `by: D`, how much later the job becomes claimable",
                     ));
                 };
-                Action::Defer { by: self.pos_dur(by, "by")? }
+                let by_t = self.pos_dur(by, "by")?;
+                if by_t >= HORIZON / 2 {
+                    return Err(self.err_at(by, format!("`by` must stay under half of {HORIZON_TEXT}, or a deferred job would become claimable past the end of simulated time")));
+                }
+                Action::Defer { by: by_t }
             }
             other => {
                 let at = r.action.as_ref().expect("a mode other than the default came from the file");
