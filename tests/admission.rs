@@ -164,3 +164,19 @@ fn an_action_key_without_its_action_is_an_error_at_its_place() {
     // (`after:` at 34-39, a space, then the value)
     assert!(err.contains("bad.yaml:5:41: `after` goes with `action: retry`"), "{err}");
 }
+
+#[test]
+fn a_resend_past_the_horizon_is_refused_at_its_key() {
+    // 100 re-sends 100,000 days apart end 10^7 days (8.6 x 10^17 us) after
+    // the arrival, past half of 2^53 us: the error points at `after` (line
+    // 5 `  - {tenant: "*", max_queued: 1, action: retry, after: 100000d,
+    // retries: 100}`: `after:` at 49-54, the value at column 56).
+    let bad = THREE.replace("ACTION", "action: retry, after: 100000d, retries: 100");
+    let dir = tempdir();
+    let sc = dir.path().join("bad.yaml");
+    std::fs::write(&sc, bad).unwrap();
+    let out = fairsim().arg("validate").arg(&sc).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.yaml:5:56: `after` x `retries` (100) must stay under half"), "{err}");
+}
