@@ -200,3 +200,13 @@ fn a_class_yaml_reads_as_a_boolean_gets_a_hint_to_quote_it() {
         "bad.yaml:8:21: class `true` is not declared; declared classes: default, x, y; add it under `classes:` or use one of these (YAML reads y, n, yes, no, on and off as true or false: quote the name, e.g. \"y\")"
     );
 }
+
+#[test]
+fn a_bare_star_gets_a_hint_to_quote_it() {
+    // line 4 `admission: [{tenant: *, max_queued: 1}]`: YAML reads `*` as the
+    // start of an alias; the error points at it, column 22 (`admission: [{`
+    // is 13 characters, `tenant: ` 8 more)
+    let e = bad_run(&format!("{OK_HEAD}workload: [{{tenant: A, count: 1, service: 1s}}]\nadmission: [{{tenant: *, max_queued: 1}}]\n"));
+    let line = error_line(&e);
+    assert!(line.starts_with("bad.yaml:4:22: ") && line.ends_with("quote it: \"*\""), "{line}");
+}

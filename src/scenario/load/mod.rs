@@ -157,6 +157,8 @@ fn yaml_error(path: &Path, err: &serde_saphyr::Error) -> Error {
         "add the missing key (see docs/scenario.md)"
     } else if msg.contains("invalid type") || msg.contains("invalid value") {
         "write the value in the form expected above (see docs/scenario.md)"
+    } else if msg.contains("anchor or alias") {
+        "a bare `*` (or `&`) starts a YAML alias; to mean \"each tenant\" or a name with it, quote it: \"*\""
     } else {
         "fix the YAML syntax here (check indentation, colons, quotes and brackets)"
     };
