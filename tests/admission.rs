@@ -12,13 +12,9 @@ type Rows = Vec<HashMap<String, String>>;
 
 /// Runs `text` and returns (comparison.csv rows, jobs.csv rows of `label`).
 fn run_text(text: &str, label: &str, extra: &[&str]) -> (Rows, Rows) {
-    let dir = tempdir();
-    let sc = dir.path().join("t.yaml");
-    std::fs::write(&sc, text).expect("write scenario");
-    let out = dir.path().join("out");
     let mut args = vec!["--no-plots", "--policy", label];
     args.extend_from_slice(extra);
-    run(&sc, &out, &args);
+    let (_dir, out) = run_yaml(text, &args);
     let cmp = read_csv(&out.join("comparison.csv"));
     let jobs = if out.join(label).join("jobs.csv").exists() {
         read_csv(&out.join(label).join("jobs.csv"))
@@ -71,11 +67,7 @@ policies: [fifo]
 
 /// The (refused, deferred) cells of each tick of `label`'s ticks.csv.
 fn refusals_per_tick(text: &str, label: &str) -> Vec<(String, String)> {
-    let dir = tempdir();
-    let sc = dir.path().join("t.yaml");
-    std::fs::write(&sc, text).expect("write scenario");
-    let out = dir.path().join("out");
-    run(&sc, &out, &["--no-plots", "--policy", label]);
+    let (_dir, out) = run_yaml(text, &["--no-plots", "--policy", label]);
     let ticks = read_csv(&out.join(label).join("ticks.csv"));
     ticks.iter().map(|r| (r["refused"].clone(), r["deferred"].clone())).collect()
 }
@@ -154,12 +146,7 @@ fn a_deferred_job_becomes_claimable_later_and_counts_as_deferred() {
 #[test]
 fn an_action_key_without_its_action_is_an_error_at_its_place() {
     let bad = THREE.replace("ACTION", "after: 5s");
-    let dir = tempdir();
-    let sc = dir.path().join("bad.yaml");
-    std::fs::write(&sc, bad).unwrap();
-    let out = fairsim().arg("validate").arg(&sc).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = validate_error(&bad, "bad.yaml");
     // line 5 `  - {tenant: "*", max_queued: 1, after: 5s}`: `5s` at column 41
     // (`after:` at 34-39, a space, then the value)
     assert!(err.contains("bad.yaml:5:41: `after` goes with `action: retry`"), "{err}");
@@ -172,11 +159,6 @@ fn a_resend_past_the_horizon_is_refused_at_its_key() {
     // 5 `  - {tenant: "*", max_queued: 1, action: retry, after: 100000d,
     // retries: 100}`: `after:` at 49-54, the value at column 56).
     let bad = THREE.replace("ACTION", "action: retry, after: 100000d, retries: 100");
-    let dir = tempdir();
-    let sc = dir.path().join("bad.yaml");
-    std::fs::write(&sc, bad).unwrap();
-    let out = fairsim().arg("validate").arg(&sc).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = validate_error(&bad, "bad.yaml");
     assert!(err.contains("bad.yaml:5:56: `after` x `retries` (100) must stay under half"), "{err}");
 }

@@ -11,11 +11,7 @@ use common::*;
 
 /// Runs `text` with `--policy label` and returns its jobs.csv rows in start order.
 fn starts(text: &str, label: &str) -> Vec<HashMap<String, String>> {
-    let dir = tempdir();
-    let sc = dir.path().join("t.yaml");
-    std::fs::write(&sc, text).expect("write scenario");
-    let out = dir.path().join("out");
-    run(&sc, &out, &["--no-plots", "--policy", label]);
+    let (_dir, out) = run_yaml(text, &["--no-plots", "--policy", label]);
     let mut rows = read_csv(&out.join(label).join("jobs.csv"));
     rows.sort_by(|a, b| secs(&a["start"]).total_cmp(&secs(&b["start"])).then(a["job"].cmp(&b["job"])));
     rows
@@ -182,11 +178,6 @@ topologies:
 policies:
   - {policy: fifo, topology: batched}
 ";
-    let dir = tempdir();
-    let sc = dir.path().join("cap.yaml");
-    std::fs::write(&sc, text).expect("write scenario");
-    let out = fairsim().arg("validate").arg(&sc).output().expect("run fairsim");
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = validate_error(text, "cap.yaml");
     assert!(err.contains("cap.yaml:8:58:") && err.contains("tenant caps"), "{err}");
 }

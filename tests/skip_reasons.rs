@@ -10,11 +10,7 @@ use common::*;
 
 /// The `skipped` cell of each tick of `label` in order.
 fn skipped(text: &str, label: &str) -> Vec<String> {
-    let dir = tempdir();
-    let sc = dir.path().join("t.yaml");
-    std::fs::write(&sc, text).expect("write scenario");
-    let out = dir.path().join("out");
-    run(&sc, &out, &["--no-plots", "--policy", label]);
+    let (_dir, out) = run_yaml(text, &["--no-plots", "--policy", label]);
     read_csv(&out.join(label).join("ticks.csv")).iter().map(|r| r["skipped"].clone()).collect()
 }
 

@@ -19,10 +19,7 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 /// Runs `text` and returns the rows of `label/jobs.csv`.
 fn jobs_of(text: &str, label: &str) -> (tempfile::TempDir, Vec<HashMap<String, String>>) {
-    let dir = tempdir();
-    let sc = write(dir.path(), "t.yaml", text);
-    let out = dir.path().join("out");
-    run(&sc, &out, &["--no-plots", "--policy", label]);
+    let (dir, out) = run_yaml(text, &["--no-plots", "--policy", label]);
     let rows = read_csv(&out.join(label).join("jobs.csv"));
     (dir, rows)
 }

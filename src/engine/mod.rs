@@ -128,15 +128,16 @@ impl<'s> Engine<'s> {
         spare: Spare,
         log_dir: Option<&Path>,
     ) -> Result<Self> {
+        let admission: Box<dyn Admission> = match sc.admission.is_empty() {
+            true => Box::new(AcceptAll),
+            false => Box::new(Rules::new(&sc.admission)),
+        };
         let loads =
             sc.tenants.caps().into_iter().map(|cap| TenantLoad { cap, ..Default::default() }).collect();
         Ok(Engine {
             sc,
-            admission: match sc.admission.is_empty() {
-                true => Box::new(AcceptAll),
-                false => Box::new(Rules::new(&sc.admission)),
-            },
-            admission_counts: sc.admission.iter().any(|r| matches!(r.limit, crate::model::Limit::Queued(_))),
+            admission_counts: admission.counts_queue(),
+            admission,
             put_off: arrivals::PutOff::default(),
             policy,
             spare,

@@ -30,6 +30,28 @@ pub fn run(scenario: &Path, out: &Path, extra: &[&str]) {
         .success();
 }
 
+/// Writes `text` as `t.yaml` in a new temporary folder and runs it into
+/// its `out` folder with `extra` options; the folder and `out`.
+pub fn run_yaml(text: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempdir();
+    let sc = dir.path().join("t.yaml");
+    std::fs::write(&sc, text).expect("write scenario");
+    let out = dir.path().join("out");
+    run(&sc, &out, extra);
+    (dir, out)
+}
+
+/// `fairsim validate` of `text` written as `name`: asserts exit code 2 and
+/// returns the error output.
+pub fn validate_error(text: &str, name: &str) -> String {
+    let dir = tempdir();
+    let sc = dir.path().join(name);
+    std::fs::write(&sc, text).expect("write scenario");
+    let out = fairsim().arg("validate").arg(&sc).output().expect("run fairsim");
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// A CSV file as a list of header -> value maps.
 pub fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
     let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
