@@ -167,6 +167,19 @@ pub struct GroupStats {
     pub entitled: f64,
     /// Jobs admission deferred (taken in, claimable later).
     pub deferred: u64,
+    /// Worker time (in `service`) that did no useful work: failed attempts,
+    /// the extra of slowed attempts, and `lost`.
+    pub wasted: Time,
+    /// Work of attempts a capacity loss killed (part of `wasted`).
+    pub lost: Time,
+}
+
+impl GroupStats {
+    /// Useful work done: the service of the attempts that completed their
+    /// jobs, at undisturbed speed.
+    pub fn goodput(&self) -> Time {
+        self.service - self.wasted
+    }
 }
 
 // the counters touched per job share the first cache line

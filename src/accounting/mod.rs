@@ -273,12 +273,20 @@ impl Recorder {
     }
 
     /// An attempt finished (whatever comes next for the job).
-    pub fn on_attempt_end(&mut self, job: &Job, now: Time) {
+    /// `ran` is the worker time it held (its service, unless a slowdown
+    /// stretched it or a capacity loss cut it short).
+    pub fn on_attempt_end(&mut self, job: &Job, now: Time, ran: Time) {
         self.events += 1;
-        self.tally.on_attempt_end(job, now);
+        self.tally.on_attempt_end(job, now, ran);
         if let Some(l) = self.logs.as_mut() {
             l.on_attempt_end(job);
         }
+    }
+
+    /// Worker time `job` held that did no useful work: a failed attempt, a
+    /// slowdown's extra, or (`killed`) an attempt a capacity loss stopped.
+    pub fn on_lost(&mut self, job: &Job, wasted: Time, killed: bool) {
+        self.tally.on_lost(job, wasted, killed);
     }
 
     /// A queued job was dropped by the policy; `queued` is its tenant's queue length after.

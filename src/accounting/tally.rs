@@ -23,6 +23,9 @@ pub struct RunStats {
     /// Jain's index over the fairness windows with two or more backlogged
     /// tenants, on service received (see [`super::fairness`]).
     pub jain: JainStats,
+    /// Worker-microseconds the pool offered over the run when its size
+    /// changed (`capacity:`); `None`: workers x makespan.
+    pub worker_time: Option<f64>,
 }
 
 /// Jain's index over counted windows: enough for the mean and the worst,
@@ -60,6 +63,9 @@ pub struct Tally {
     fair_classes: ServiceWindows,
     /// Deferred jobs per tenant, kept aside: only admission's deferrals touch it.
     deferred: std::collections::HashMap<TenantId, u64>,
+    /// Wasted and lost worker time per tenant (see [`GroupStats::wasted`]),
+    /// kept aside likewise: only failures, slowdowns and kills touch it.
+    wasted: std::collections::HashMap<TenantId, (Time, Time)>,
 }
 
 impl Tally {
@@ -78,6 +84,7 @@ impl Tally {
                 vec![pool; sc.classes.len()],
             ),
             deferred: std::collections::HashMap::new(),
+            wasted: std::collections::HashMap::new(),
         }
     }
 
@@ -117,12 +124,23 @@ impl Tally {
         t.oldest_age_max = t.oldest_age_max.max(age);
     }
 
-    pub fn on_attempt_end(&mut self, job: &Job, now: Time) {
+    pub fn on_attempt_end(&mut self, job: &Job, now: Time, ran: Time) {
         self.fair_tenants.on_end(job.tenant as usize, now);
         self.fair_classes.on_end(job.class as usize, now);
-        self.stats.busy += job.service as u128;
-        self.stats.all.service += job.service;
-        self.stats.classes[job.class as usize].service += job.service;
+        self.stats.busy += ran as u128;
+        self.stats.all.service += ran;
+        self.stats.classes[job.class as usize].service += ran;
+    }
+
+    pub fn on_lost(&mut self, job: &Job, wasted: Time, killed: bool) {
+        let lost = if killed { wasted } else { 0 };
+        for g in [&mut self.stats.all, &mut self.stats.classes[job.class as usize]] {
+            g.wasted += wasted;
+            g.lost += lost;
+        }
+        let w = self.wasted.entry(job.tenant).or_default();
+        w.0 += wasted;
+        w.1 += lost;
     }
 
     /// A job's life ended with `outcome` at `now`.
@@ -227,6 +245,7 @@ impl Tally {
             (g.received, g.entitled) = (received[t], entitled[t]);
             g.service = g.received as Time;
             g.deferred = self.deferred.get(&(t as TenantId)).copied().unwrap_or(0);
+            (g.wasted, g.lost) = self.wasted.get(&(t as TenantId)).copied().unwrap_or((0, 0));
             index[t] = groups.len() as u32;
             ids.push(t as TenantId);
             groups.push(g);

@@ -78,7 +78,8 @@ impl Engine<'_> {
         let slot = self.jobs.insert(job);
         if let Some(s) = slicing.filter(|s| total > s.slice) {
             let (slice, overhead) = (s.slice, s.resume_overhead);
-            self.sliced.insert(slot, Sliced { slice, overhead, total, left: total, done: 0 });
+            self.sliced
+                .insert(slot, Sliced { slice, overhead, total, left: total, done: 0, held: 0, excess: 0 });
             self.jobs.get_mut(slot).service = slice;
         }
         slot

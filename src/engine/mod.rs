@@ -18,6 +18,8 @@
 
 mod arrivals;
 mod audit;
+mod faults;
+mod parked;
 mod slicing;
 
 use std::collections::VecDeque;
@@ -118,6 +120,7 @@ pub struct Engine<'s> {
     rec: Recorder,
     progress: Option<&'s dyn Fn(Time, u64)>,
     audit: Option<Audit>,
+    faults: faults::Faults<'s>,
 }
 
 impl<'s> Engine<'s> {
@@ -162,6 +165,7 @@ impl<'s> Engine<'s> {
             rec: Recorder::new(sc, log_dir)?,
             progress: None,
             audit: None,
+            faults: faults::Faults::new(sc),
         })
     }
 
@@ -196,7 +200,10 @@ impl<'s> Engine<'s> {
     /// when it was turned on, the audit's findings.
     pub fn run(mut self, source: &mut dyn Source) -> Result<(RunStats, Option<Audit>)> {
         self.simulate(source)?;
-        let stats = self.rec.finish(&self.loads)?;
+        let mut stats = self.rec.finish(&self.loads)?;
+        if self.faults.changes_capacity() {
+            stats.worker_time = Some(self.faults.worker_time(stats.makespan));
+        }
         Ok((stats, self.audit))
     }
 
@@ -229,7 +236,12 @@ impl<'s> Engine<'s> {
             };
             let t_delay = self.delayed.peek().map_or(Time::MAX, |r| r.0 .0);
             let t_back = self.put_off.next();
-            let t = t_done.min(t_arr).min(t_wake).min(t_delay).min(t_back);
+            // a change after the last job would only stretch the log
+            let t_cap = match self.queued_total > 0 || !self.running.is_empty() || !ahead.is_empty() {
+                true => self.faults.next_change(),
+                false => Time::MAX,
+            };
+            let t = t_done.min(t_arr).min(t_wake).min(t_delay).min(t_back).min(t_cap);
             if t == Time::MAX && self.running.is_empty() && ahead.is_empty() {
                 break;
             }
@@ -245,6 +257,9 @@ impl<'s> Engine<'s> {
                 self.finish_attempt(a.slot)?;
             }
             self.close_boundaries(t, true)?;
+            if t == t_cap {
+                self.change_capacity()?;
+            }
             while ahead.front().is_some_and(|a| a.time == t) {
                 let a = ahead.pop_front().expect("checked above");
                 let job = Job::from_arrival(self.next_seq, &a);
@@ -403,7 +418,7 @@ impl<'s> Engine<'s> {
             a.after_round(
                 self.now,
                 self.free_workers,
-                self.sc.workers,
+                self.faults.workers.min(u64::from(u32::MAX)) as u32,
                 &self.loads,
                 self.spare,
                 self.policy.work_conserving() && self.cap_delay.is_none(),
@@ -412,108 +427,6 @@ impl<'s> Engine<'s> {
         }
         self.rec.on_skips(&mut self.skips);
         Ok(())
-    }
-
-    /// Whether every queued job belongs to a tenant the gate parked, with at
-    /// least one at its cap: only then may a worker be lent over a cap. A
-    /// policy that holds work back itself (a reserve kept for another class)
-    /// leaves claimable work unparked, and a cap then holds (`spare: lend`
-    /// lends only while no other tenant has claimable work).
-    fn only_parked_wait(&mut self) -> bool {
-        if self.parked_at_cap.is_empty() {
-            return false;
-        }
-        self.dedup_parked();
-        let loads = &self.loads;
-        let parked_queued: u64 = self
-            .parked_at_cap
-            .iter()
-            .chain(&self.parked_no_fit)
-            .filter(|&&t| loads[t as usize].parked.is_some())
-            .map(|&t| loads[t as usize].queued)
-            .sum();
-        parked_queued >= self.queued_total
-    }
-
-    /// Unparks the tenants at their cap, in the order they were (last)
-    /// parked: the one refused longest ago first.
-    fn lend(&mut self) {
-        for t in std::mem::take(&mut self.parked_at_cap) {
-            if self.loads[t as usize].parked == Some(Skip::AtCap) {
-                self.loads[t as usize].parked = None;
-                self.policy.unpark(t, &self.jobs, self.now);
-            }
-        }
-    }
-
-    /// Drops the stale entries of the parked lists: tenants no longer parked
-    /// for that reason, and all but the last entry of a tenant parked again
-    /// after an unpark (its place in the queue of refused tenants is its
-    /// latest refusal).
-    fn dedup_parked(&mut self) {
-        let loads = &self.loads;
-        for (list, reason) in
-            [(&mut self.parked_at_cap, Some(Skip::AtCap)), (&mut self.parked_no_fit, Some(Skip::NoFit))]
-        {
-            let mut seen = std::collections::HashSet::with_capacity(list.len());
-            let mut kept: Vec<TenantId> = Vec::with_capacity(list.len());
-            for &t in list.iter().rev() {
-                if loads[t as usize].parked == reason && seen.insert(t) {
-                    kept.push(t);
-                }
-            }
-            kept.reverse();
-            *list = kept;
-        }
-    }
-
-    /// The observation log lists, in each tick with a dispatch decision,
-    /// every tenant passed over with work waiting: those refused in the tick
-    /// (the gate's skips) and these, refused earlier and still parked.
-    fn log_still_parked(&mut self) {
-        self.dedup_parked();
-        let loads = &self.loads;
-        let parked = self.parked_at_cap.iter().chain(&self.parked_no_fit).filter_map(|&t| {
-            let l = &loads[t as usize];
-            l.parked.filter(|_| l.queued > 0).map(|r| (t, r))
-        });
-        // refused at their cap, now waiting out an `on_cap` delay
-        let delayed = self.delayed.iter().map(|r| r.0 .1).filter_map(|t| {
-            let l = &loads[t as usize];
-            (l.parked == Some(Skip::AtCap) && l.queued > 0).then_some((t, Skip::Delayed))
-        });
-        self.rec.on_still_parked(parked.chain(delayed));
-    }
-
-    /// Puts back the tenants whose `on_cap` delay ends now.
-    fn end_delays(&mut self) {
-        while let Some(&std::cmp::Reverse((at, t))) = self.delayed.peek() {
-            if at > self.now {
-                break;
-            }
-            self.delayed.pop();
-            if self.loads[t as usize].parked == Some(Skip::AtCap) {
-                self.loads[t as usize].parked = None;
-                self.policy.unpark(t, &self.jobs, self.now);
-            }
-        }
-    }
-
-    /// Files tenants the gate just parked under their reason.
-    fn sort_parked(&mut self) {
-        for t in self.gate_parked.drain(..) {
-            match self.loads[t as usize].parked {
-                Some(Skip::AtCap) => match self.cap_delay {
-                    Some(d) => self.delayed.push(std::cmp::Reverse((self.now + d, t))),
-                    None => self.parked_at_cap.push(t),
-                },
-                Some(_) => self.parked_no_fit.push(t),
-                None => {}
-            }
-        }
-        if self.parked_at_cap.len() > 64 + 2 * self.loads.len() {
-            self.dedup_parked();
-        }
     }
 
     fn start(&mut self, slot: Slot) -> Result<()> {
@@ -548,7 +461,11 @@ impl<'s> Engine<'s> {
         for (free, c) in self.free_res.iter_mut().zip(cost) {
             *free -= c;
         }
-        let finish = now + service; // both at most HORIZON = 2^53: no overflow
+        let run = match self.faults.slowdowns.is_empty() {
+            true => service,
+            false => self.faults.stretch(slot, now, self.jobs.get(slot)),
+        };
+        let finish = now + run; // both at most 2 HORIZON = 2^54: no overflow
         if finish > HORIZON {
             return Err(Error::input(
                 &self.sc.source,
@@ -575,9 +492,12 @@ impl<'s> Engine<'s> {
         let now = self.now;
         let job = self.jobs.get(slot);
         let (t, cost) = (job.tenant, job.cost);
-        self.rec.on_attempt_end(job, now);
+        let ran = self.faults.take_length(slot, job.service);
+        self.rec.on_attempt_end(job, now, ran);
         self.policy.on_finish(job, now);
-        self.free_workers += 1;
+        if !self.faults.retires(now) {
+            self.free_workers += 1;
+        }
         for (free, c) in self.free_res.iter_mut().zip(cost) {
             *free += c;
         }
@@ -594,11 +514,20 @@ impl<'s> Engine<'s> {
                 self.policy.unpark(u, &self.jobs, now);
             }
         }
+        // worker time beyond the job's service (a slowdown's), and the time
+        // the whole attempt held workers so far: wasted if it fails
+        let excess = ran.saturating_sub(self.jobs.get(slot).service);
+        let (held, excess) = match self.sliced.is_empty() {
+            true => (ran, excess),
+            false => self.attempt_time(slot, ran, excess),
+        };
         if !self.sliced.is_empty() && self.next_slice(slot) {
             return Ok(());
         }
         let job = self.jobs.get(slot);
         if job.attempts <= u32::from(job.failures) {
+            self.rec.on_lost(job, held, false);
+            let job = self.jobs.get(slot);
             if job.attempts >= u32::from(job.max_attempts) {
                 let job = job.clone();
                 self.rec.on_end(self.sc, &job, now, Outcome::Failed)?;
@@ -610,6 +539,9 @@ impl<'s> Engine<'s> {
             }
         } else {
             self.loads[t as usize].completed += 1;
+            if excess > 0 {
+                self.rec.on_lost(self.jobs.get(slot), excess, false);
+            }
             let job = self.jobs.get(slot).clone();
             self.rec.on_end(self.sc, &job, now, Outcome::Completed)?;
             self.jobs.remove(slot);

@@ -15,9 +15,27 @@ pub(super) struct Sliced {
     pub(super) left: Time,
     /// Slices run so far.
     pub(super) done: u32,
+    /// Worker time the slices of the current attempt held, and how much of
+    /// it a slowdown added.
+    pub(super) held: Time,
+    pub(super) excess: Time,
 }
 
 impl Engine<'_> {
+    /// Adds a slice's worker time `ran` (of it `excess` from a slowdown) to
+    /// its attempt's and returns the attempt's totals so far; `(ran,
+    /// excess)` for a job that does not run in slices.
+    pub(super) fn attempt_time(&mut self, slot: Slot, ran: Time, excess: Time) -> (Time, Time) {
+        match self.sliced.get_mut(&slot) {
+            Some(s) => {
+                s.held += ran;
+                s.excess += excess;
+                (s.held, s.excess)
+            }
+            None => (ran, excess),
+        }
+    }
+
     /// After a slice of a sliced job: puts the job back in its queue with
     /// the next slice (true). After its last: when the attempt failed and
     /// will be retried, the retry starts again from the first slice;
@@ -36,7 +54,7 @@ impl Engine<'_> {
             return true;
         }
         if job.attempts <= u32::from(job.failures) && job.attempts < u32::from(job.max_attempts) {
-            (s.left, s.done) = (s.total, 0);
+            (s.left, s.done, s.held, s.excess) = (s.total, 0, 0, 0);
             job.service = s.slice;
             return false;
         }

@@ -6,6 +6,7 @@
 //! entries, [`policy`] the policy entries with their typed parameters.
 
 pub mod admission;
+pub mod faults;
 pub mod policy;
 pub mod tenants;
 pub mod topology;
@@ -13,6 +14,7 @@ pub mod trace;
 pub mod workload;
 
 pub use admission::{Action, AdmissionRule, Limit, Scope};
+pub use faults::{CapacityChange, Loss, Slowdown};
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
 pub use tenants::{GeneratedSet, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
@@ -78,6 +80,10 @@ pub struct Scenario {
     pub topology: Option<usize>,
     /// Admission rules (`admission:`), checked in order at each arrival.
     pub admission: Vec<AdmissionRule>,
+    /// Worker count changes (`capacity:`), by time.
+    pub capacity: Vec<CapacityChange>,
+    /// Dependency slowdowns (`slowdowns:`).
+    pub slowdowns: Vec<Slowdown>,
 }
 
 impl Scenario {

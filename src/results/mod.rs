@@ -56,6 +56,10 @@ pub struct Comparison {
     pub deadline_misses: u64,
     /// Jobs admission deferred.
     pub deferred: u64,
+    /// Useful work done: service of the attempts that completed their jobs.
+    pub goodput: Secs,
+    /// Work of attempts a capacity loss killed.
+    pub lost_work: Secs,
 }
 
 /// What a [`GroupRow`] covers.
@@ -97,6 +101,8 @@ pub struct GroupRow {
     /// Its service over the pool's worker time (workers x makespan).
     pub utilization: Option<Ratio>,
     pub deferred: u64,
+    pub goodput: Secs,
+    pub lost_work: Secs,
 }
 
 impl PolicyResult {
@@ -107,7 +113,10 @@ impl PolicyResult {
 
 /// Worker time of the pool over the run, when it has a worker count.
 fn pool_time(sc: &Scenario, s: &RunStats) -> Option<f64> {
-    (s.makespan > 0 && sc.workers != u32::MAX).then_some(sc.workers as f64 * s.makespan as f64)
+    match s.worker_time {
+        Some(t) => (s.makespan > 0).then_some(t),
+        None => (s.makespan > 0 && sc.workers != u32::MAX).then_some(sc.workers as f64 * s.makespan as f64),
+    }
 }
 
 /// Median over groups of their p99 wait (nearest-rank rank ceil(n/2)).
@@ -157,6 +166,8 @@ impl Comparison {
             sla_misses: s.all.sla_misses,
             deadline_misses: s.all.deadline_misses,
             deferred: s.all.deferred,
+            goodput: Secs(s.all.goodput()),
+            lost_work: Secs(s.all.lost),
         }
     }
 }
@@ -199,6 +210,8 @@ impl GroupRow {
             share_entitled: frac(g.entitled, all.entitled),
             utilization: frac(g.service as f64, pool.unwrap_or(0.0)),
             deferred: g.deferred,
+            goodput: Secs(g.goodput()),
+            lost_work: Secs(g.lost),
         }
     }
 }
@@ -231,6 +244,8 @@ mod tests {
             sla_misses: 4,
             deadline_misses: 0,
             deferred: 0,
+            goodput: Secs(65_250_000),
+            lost_work: Secs(0),
         }
     }
 
@@ -238,7 +253,10 @@ mod tests {
     fn rows_flatten_to_exact_csv_text() {
         let c = cells(&comparison());
         let text: Vec<String> = c.iter().map(|(_, v)| v.csv()).collect();
-        assert_eq!(text.join(","), "drr-work,10,9,0,0.8123,1.5,,0.000003,2,1.0000,70,drr,,bulk,,,,,4,0,0");
+        assert_eq!(
+            text.join(","),
+            "drr-work,10,9,0,0.8123,1.5,,0.000003,2,1.0000,70,drr,,bulk,,,,,4,0,0,65.25,0"
+        );
         assert_eq!(c[5].1, Cell::Secs(1_500_000));
         assert_eq!(names(&comparison())[..3], ["policy", "jobs", "completed"]);
     }

@@ -135,6 +135,28 @@ pub struct RawScenario {
     pub policies: Option<Spanned<Vec<Spanned<RawPolicy>>>>,
     pub topologies: Option<Spanned<NamedMap<Spanned<RawTopology>>>>,
     pub admission: Option<Spanned<Vec<Spanned<RawAdmission>>>>,
+    pub capacity: Option<Spanned<Vec<Spanned<RawCapacityChange>>>>,
+    pub slowdowns: Option<Spanned<Vec<Spanned<RawSlowdown>>>>,
+}
+
+/// `{at: 10m, workers: 4, loss: kill}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCapacityChange {
+    pub at: Spanned<Dur>,
+    pub workers: Spanned<u32>,
+    pub loss: Option<Spanned<String>>,
+}
+
+/// `{from: 5m, to: 15m, class: api, factor: 3}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSlowdown {
+    pub from: Spanned<Dur>,
+    pub to: Spanned<Dur>,
+    pub factor: Spanned<f64>,
+    pub tenant: Option<Spanned<String>>,
+    pub class: Option<Spanned<String>>,
 }
 
 /// An admission rule: `{tenant: "*", max_queued: 100, action: reject}`,
@@ -167,6 +189,8 @@ impl RawScenario {
             && self.policies.is_none()
             && self.topologies.is_none()
             && self.admission.is_none()
+            && self.capacity.is_none()
+            && self.slowdowns.is_none()
     }
 }
 

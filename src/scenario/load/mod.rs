@@ -5,6 +5,7 @@
 
 mod admission;
 mod entries;
+mod faults;
 mod policies;
 mod tenants;
 mod topology;
@@ -238,6 +239,8 @@ impl<'a> Builder<'a> {
         self.topologies = self.build_topologies(raw.topologies.as_ref(), workers)?;
         let policies = self.build_policies(raw.policies.as_ref())?;
         let admission = self.build_admission(raw.admission.as_ref())?;
+        let capacity = self.build_capacity(raw.capacity.as_ref(), workers, &policies)?;
+        let slowdowns = self.build_slowdowns(raw.slowdowns.as_ref())?;
         for p in &policies {
             let Some(s) = p.slice else { continue };
             // each slice is an event: at most a million per job of mean size
@@ -268,6 +271,8 @@ impl<'a> Builder<'a> {
             topologies: self.topologies,
             topology: None,
             admission,
+            capacity,
+            slowdowns,
         })
     }
 

@@ -1,0 +1,110 @@
+//! Tenants the gate parked (at their cap, or not fitting): lending idle
+//! workers over caps, `on_cap` delays, and listing the parked in the log.
+
+use super::Engine;
+use crate::core::Skip;
+use crate::model::TenantId;
+
+impl Engine<'_> {
+    /// Whether every queued job belongs to a tenant the gate parked, with at
+    /// least one at its cap: only then may a worker be lent over a cap. A
+    /// policy that holds work back itself (a reserve kept for another class)
+    /// leaves claimable work unparked, and a cap then holds (`spare: lend`
+    /// lends only while no other tenant has claimable work).
+    pub(super) fn only_parked_wait(&mut self) -> bool {
+        if self.parked_at_cap.is_empty() {
+            return false;
+        }
+        self.dedup_parked();
+        let loads = &self.loads;
+        let parked_queued: u64 = self
+            .parked_at_cap
+            .iter()
+            .chain(&self.parked_no_fit)
+            .filter(|&&t| loads[t as usize].parked.is_some())
+            .map(|&t| loads[t as usize].queued)
+            .sum();
+        parked_queued >= self.queued_total
+    }
+
+    /// Unparks the tenants at their cap, in the order they were (last)
+    /// parked: the one refused longest ago first.
+    pub(super) fn lend(&mut self) {
+        for t in std::mem::take(&mut self.parked_at_cap) {
+            if self.loads[t as usize].parked == Some(Skip::AtCap) {
+                self.loads[t as usize].parked = None;
+                self.policy.unpark(t, &self.jobs, self.now);
+            }
+        }
+    }
+
+    /// Drops the stale entries of the parked lists: tenants no longer parked
+    /// for that reason, and all but the last entry of a tenant parked again
+    /// after an unpark (its place in the queue of refused tenants is its
+    /// latest refusal).
+    pub(super) fn dedup_parked(&mut self) {
+        let loads = &self.loads;
+        for (list, reason) in
+            [(&mut self.parked_at_cap, Some(Skip::AtCap)), (&mut self.parked_no_fit, Some(Skip::NoFit))]
+        {
+            let mut seen = std::collections::HashSet::with_capacity(list.len());
+            let mut kept: Vec<TenantId> = Vec::with_capacity(list.len());
+            for &t in list.iter().rev() {
+                if loads[t as usize].parked == reason && seen.insert(t) {
+                    kept.push(t);
+                }
+            }
+            kept.reverse();
+            *list = kept;
+        }
+    }
+
+    /// The observation log lists, in each tick with a dispatch decision,
+    /// every tenant passed over with work waiting: those refused in the tick
+    /// (the gate's skips) and these, refused earlier and still parked.
+    pub(super) fn log_still_parked(&mut self) {
+        self.dedup_parked();
+        let loads = &self.loads;
+        let parked = self.parked_at_cap.iter().chain(&self.parked_no_fit).filter_map(|&t| {
+            let l = &loads[t as usize];
+            l.parked.filter(|_| l.queued > 0).map(|r| (t, r))
+        });
+        // refused at their cap, now waiting out an `on_cap` delay
+        let delayed = self.delayed.iter().map(|r| r.0 .1).filter_map(|t| {
+            let l = &loads[t as usize];
+            (l.parked == Some(Skip::AtCap) && l.queued > 0).then_some((t, Skip::Delayed))
+        });
+        self.rec.on_still_parked(parked.chain(delayed));
+    }
+
+    /// Puts back the tenants whose `on_cap` delay ends now.
+    pub(super) fn end_delays(&mut self) {
+        while let Some(&std::cmp::Reverse((at, t))) = self.delayed.peek() {
+            if at > self.now {
+                break;
+            }
+            self.delayed.pop();
+            if self.loads[t as usize].parked == Some(Skip::AtCap) {
+                self.loads[t as usize].parked = None;
+                self.policy.unpark(t, &self.jobs, self.now);
+            }
+        }
+    }
+
+    /// Files tenants the gate just parked under their reason.
+    pub(super) fn sort_parked(&mut self) {
+        for t in self.gate_parked.drain(..) {
+            match self.loads[t as usize].parked {
+                Some(Skip::AtCap) => match self.cap_delay {
+                    Some(d) => self.delayed.push(std::cmp::Reverse((self.now + d, t))),
+                    None => self.parked_at_cap.push(t),
+                },
+                Some(_) => self.parked_no_fit.push(t),
+                None => {}
+            }
+        }
+        if self.parked_at_cap.len() > 64 + 2 * self.loads.len() {
+            self.dedup_parked();
+        }
+    }
+}

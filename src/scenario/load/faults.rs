@@ -1,0 +1,104 @@
+//! `capacity:` (worker count changes over time) and `slowdowns:` (a slow
+//! dependency stretching the attempts that start in a window).
+
+use serde_saphyr::Spanned;
+
+use super::Builder;
+use crate::error::Result;
+use crate::model::{CapacityChange, Loss, PolicySpec, Slowdown};
+use crate::scenario::raw::{RawCapacityChange, RawSlowdown};
+use crate::time::{HORIZON, HORIZON_TEXT};
+
+/// Largest slowdown factor: a million times longer is already an outage.
+const MAX_FACTOR: f64 = 1e6;
+
+impl Builder<'_> {
+    pub(super) fn build_capacity(
+        &self,
+        raw: Option<&Spanned<Vec<Spanned<RawCapacityChange>>>>,
+        workers: u32,
+        policies: &[PolicySpec],
+    ) -> Result<Vec<CapacityChange>> {
+        let Some(list) = raw else { return Ok(Vec::new()) };
+        if workers == u32::MAX {
+            return Err(self.err_at(
+                list,
+                "`capacity` changes the number of workers over time; declare the starting `workers:` too",
+            ));
+        }
+        if let Some(p) = policies.iter().find(|p| p.topology.is_some()) {
+            return Err(self.err_line(
+                p.line,
+                p.column,
+                format!(
+                    "policy `{}` runs on a topology, whose pools keep their size: `capacity` changes the workers of the default pool only; drop `topology:` from this entry or `capacity:`",
+                    p.label
+                ),
+            ));
+        }
+        let mut out: Vec<CapacityChange> = Vec::with_capacity(list.value.len());
+        for c in &list.value {
+            let at = self.dur(&c.value.at, "at")?;
+            if at >= HORIZON {
+                return Err(self.err_at(&c.value.at, format!("`at` must come before {HORIZON_TEXT}")));
+            }
+            if let Some(prev) = out.last() {
+                if at <= prev.at {
+                    return Err(self.err_at(
+                        &c.value.at,
+                        "capacity changes must be listed in order of `at`, each later than the one before",
+                    ));
+                }
+            }
+            let loss = match c.value.loss.as_ref().map(|l| l.value.as_str()) {
+                None | Some("drain") => Loss::Drain,
+                Some("kill") => Loss::Kill,
+                Some(other) => {
+                    let l = c.value.loss.as_ref().expect("matched Some");
+                    return Err(self.err_at(
+                        l,
+                        format!("unknown `loss: {other}`; use `drain` (running jobs finish, then their workers leave) or `kill` (they stop now and go back to their queue)"),
+                    ));
+                }
+            };
+            out.push(CapacityChange { at, workers: c.value.workers.value, loss });
+        }
+        let last = list.value.last().expect("a list with a change");
+        if last.value.workers.value == 0 {
+            return Err(self.err_at(
+                &last.value.workers,
+                "the last capacity change leaves no worker, so the queue could never drain; end with a change back to at least 1 worker",
+            ));
+        }
+        Ok(out)
+    }
+
+    pub(super) fn build_slowdowns(
+        &self,
+        raw: Option<&Spanned<Vec<Spanned<RawSlowdown>>>>,
+    ) -> Result<Vec<Slowdown>> {
+        let Some(list) = raw else { return Ok(Vec::new()) };
+        let mut out = Vec::with_capacity(list.value.len());
+        for s in &list.value {
+            let r = &s.value;
+            let (from, to) = (self.dur(&r.from, "from")?, self.dur(&r.to, "to")?);
+            if to <= from {
+                return Err(self.err_at(&r.to, "`to` must be later than `from`"));
+            }
+            if to > HORIZON {
+                return Err(self.err_at(&r.to, format!("`to` must not pass {HORIZON_TEXT}")));
+            }
+            let factor = r.factor.value;
+            if !(factor.is_finite() && (1.0..=MAX_FACTOR).contains(&factor)) {
+                return Err(self.err_at(
+                    &r.factor,
+                    format!("`factor` must be a number from 1 to {MAX_FACTOR:e} (3 makes attempts three times longer)"),
+                ));
+            }
+            let tenant = r.tenant.as_ref().map(|t| self.tenant_ref(t)).transpose()?;
+            let class = r.class.as_ref().map(|c| self.class_ref(c)).transpose()?;
+            out.push(Slowdown { from, to, factor, tenant, class });
+        }
+        Ok(out)
+    }
+}
