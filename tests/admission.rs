@@ -162,3 +162,25 @@ fn a_resend_past_the_horizon_is_refused_at_its_key() {
     let err = validate_error(&bad, "bad.yaml");
     assert!(err.contains("bad.yaml:5:56: `after` x `retries` (100) must stay under half"), "{err}");
 }
+
+#[test]
+fn the_report_draws_admitted_deferred_and_rejected_jobs_per_tenant_when_admission_refuses() {
+    // A batch of 5 jobs at 0 s on 1 worker with at most 2 waiting: all five
+    // arrive before the instant's dispatch, so jobs 0 and 1 are admitted
+    // (both waiting) and jobs 2, 3 and 4 rejected: bars 2 and 3.
+    // Without a rule nothing is refused and the chart is not drawn.
+    let dir = tempdir();
+    let text = "workers: 1\nworkload: [{tenant: A, count: 5, service: 1s}]\nadmission: [{max_queued: 2}]\n";
+    std::fs::write(dir.path().join("t.yaml"), text).expect("write");
+    let out = dir.path().join("out");
+    run(&dir.path().join("t.yaml"), &out, &["--policy", "fifo"]);
+    let svg = std::fs::read_to_string(out.join("charts/fifo-admission.svg")).expect("admission chart");
+    assert!(svg.contains("admitted") && svg.contains("rejected"), "{svg}");
+    let a = read_csv(&out.join("fifo/summary.csv")).into_iter().find(|r| r["name"] == "A").expect("A");
+    assert_eq!((a["jobs"].as_str(), a["rejected"].as_str(), a["deferred"].as_str()), ("5", "3", "0"));
+    std::fs::write(dir.path().join("t.yaml"), "workers: 1\nworkload: [{tenant: A, count: 5, service: 1s}]\n")
+        .expect("write");
+    let out = dir.path().join("out2");
+    run(&dir.path().join("t.yaml"), &out, &["--policy", "fifo"]);
+    assert!(!out.join("charts/fifo-admission.svg").exists());
+}

@@ -24,7 +24,7 @@ pub use series::{unit_for, Groups, Unit, CDF_POINTS, MAX_POINTS, TOP_N};
 
 use crate::error::Result;
 use draw::color;
-use read::read_policy;
+use read::{read_admission, read_policy};
 use series::{axis_unit, buckets, cdf_points, downsample, log_floor, Agg};
 
 /// A policy's label and its tenants' p99 waits in seconds (from summary.csv).
@@ -65,6 +65,10 @@ pub fn policy_charts(
         };
         charts
             .push(oldest_age_plot(&title, queues, &time).render(charts_dir, &format!("{label}-queue-age"))?);
+    }
+    if let Some(counts) = read_admission(&dir.join(label).join("summary.csv"), groups)? {
+        charts
+            .push(admission_plot(label, groups, &counts).render(charts_dir, &format!("{label}-admission"))?);
     }
     Ok((charts, PolicySeries { label: label.to_string(), times: data.times, jain: data.jain }))
 }
@@ -130,6 +134,23 @@ fn strategy_jain_plot(h: &[Headline]) -> Plot {
         groups: vec![
             ("mean".into(), color(0), h.iter().map(|r| r.jain).collect()),
             ("worst window".into(), color(3), h.iter().map(|r| r.jain_min).collect()),
+        ],
+        log_y: None,
+    }
+}
+
+/// Jobs each tenant group had admitted at once, deferred and rejected.
+fn admission_plot(label: &str, groups: &Groups, counts: &[[f64; 3]]) -> Plot {
+    let part = |i: usize| counts.iter().map(|c| Some(c[i])).collect();
+    Plot::Bars {
+        title: format!("Jobs admitted, deferred and rejected per tenant — {label}"),
+        x_label: "tenant".into(),
+        y_label: "jobs".into(),
+        categories: groups.names.clone(),
+        groups: vec![
+            ("admitted".into(), color(0), part(0)),
+            ("deferred".into(), color(1), part(1)),
+            ("rejected".into(), color(3), part(2)),
         ],
         log_y: None,
     }

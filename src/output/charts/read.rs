@@ -229,6 +229,34 @@ fn read_waits(path: &Path, groups: &Groups) -> Result<Vec<Vec<f64>>> {
     Ok(waits)
 }
 
+/// Jobs admitted directly, deferred, and rejected per tenant group, from
+/// the policy's `summary.csv`; `None` when admission refused or deferred
+/// nothing (then there is nothing to draw).
+pub(super) fn read_admission(path: &Path, groups: &Groups) -> Result<Option<Vec<[f64; 3]>>> {
+    let mut r = open(path)?;
+    let h = r.byte_headers().map_err(|e| Error::input(path, 1, 0, e.to_string()))?.clone();
+    let [si, ni, ji, ri, di] = ["scope", "name", "jobs", "rejected", "deferred"].map(|c| col(&h, c, path));
+    let (si, ni, ji, ri, di) = (si?, ni?, ji?, ri?, di?);
+    let mut out = vec![[0.0; 3]; groups.names.len()];
+    let (mut rec, mut line, mut any) = (csv::ByteRecord::new(), 1u64, false);
+    while r.read_byte_record(&mut rec).map_err(|e| Error::input(path, line as usize + 1, 0, e.to_string()))? {
+        line += 1;
+        if rec.get(si) != Some(b"tenant".as_slice()) {
+            continue;
+        }
+        let n = |i| num(&rec, i, path, line).map(|v| v.unwrap_or(0.0));
+        let (jobs, rejected, deferred) = (n(ji)?, n(ri)?, n(di)?);
+        any |= rejected > 0.0 || deferred > 0.0;
+        if let Some(k) = groups.of(&text_ref(&rec, ni)) {
+            let g = &mut out[k];
+            g[0] += jobs - rejected - deferred;
+            g[1] += deferred;
+            g[2] += rejected;
+        }
+    }
+    Ok(any.then_some(out))
+}
+
 /// The index of the column `name` in a header row.
 fn col(header: &csv::ByteRecord, name: &str, file: &Path) -> Result<usize> {
     header.iter().position(|h| h == name.as_bytes()).ok_or_else(|| {
