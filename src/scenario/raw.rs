@@ -134,8 +134,12 @@ pub struct RawScenario {
     pub workload: Option<Spanned<Vec<Spanned<RawEntry>>>>,
     pub policies: Option<Spanned<Vec<Spanned<RawPolicy>>>>,
     pub topologies: Option<Spanned<NamedMap<Spanned<RawTopology>>>>,
-    pub admission: Option<Spanned<Vec<Spanned<RawAdmission>>>>,
+    pub admission: Option<Spanned<RawRules>>,
+    pub admission_sets: Option<Spanned<NamedMap<Spanned<RawRules>>>>,
 }
+
+/// A list of admission rules.
+pub type RawRules = Vec<Spanned<RawAdmission>>;
 
 /// An admission rule: `{tenant: "*", max_queued: 100, action: reject}`,
 /// `{class: bulk, throttle: {rate: 10/s, burst: 20}, action: retry, after:
@@ -146,6 +150,10 @@ pub struct RawAdmission {
     pub tenant: Option<Spanned<String>>,
     pub class: Option<Spanned<String>>,
     pub max_queued: Option<Spanned<u64>>,
+    pub max_queued_work: Option<Spanned<Dur>>,
+    pub predict: Option<Spanned<String>>,
+    /// A duration, `sla` or `deadline`.
+    pub max_wait: Option<Spanned<Dur>>,
     pub throttle: Option<Spanned<RawThrottle>>,
     pub action: Option<Spanned<String>>,
     pub after: Option<Spanned<Dur>>,
@@ -167,6 +175,7 @@ impl RawScenario {
             && self.policies.is_none()
             && self.topologies.is_none()
             && self.admission.is_none()
+            && self.admission_sets.is_none()
     }
 }
 
@@ -239,6 +248,7 @@ pub struct RawThrottle {
     pub burst: Option<Spanned<f64>>,
     pub limit: Option<Spanned<u32>>,
     pub window: Option<Spanned<Dur>>,
+    pub per: Option<Spanned<Dur>>,
 }
 
 /// A pool: `{name: all, workers: 10, queues: [main, slow], poll: weighted,
