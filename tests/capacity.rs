@@ -230,3 +230,26 @@ fn misuse_is_refused_at_its_place() {
         assert!(err.contains(&format!("f.yaml:{place}")) && err.contains(msg), "{text}\n{err}");
     }
 }
+
+#[test]
+fn admission_contracts_when_capacity_is_lost() {
+    // A batch of 10 jobs of 1 s at 10 s under `predict: backlog, max_wait:
+    // 2s`: job k finds k s of work ahead of it (all ten arrive before the
+    // instant's dispatch) and is admitted while k / workers <= 2 s. With 2
+    // workers that is k <= 4: 5 admitted; after the pool drops to 1 at 5 s,
+    // k <= 2: 3 admitted.
+    let text = |capacity: &str| {
+        format!(
+            "workers: 2
+{capacity}workload:
+  - {{tenant: A, arrivals: {{batch: 10, at: 10s}}, service: 1s}}
+admission:
+  - {{predict: backlog, max_wait: 2s}}
+"
+        )
+    };
+    let (cmp, _, _) = run_fifo(&text(""));
+    assert_eq!(cmp[0]["rejected"], "5");
+    let (cmp, _, _) = run_fifo(&text("capacity: [{at: 5s, workers: 1}]\n"));
+    assert_eq!(cmp[0]["rejected"], "7");
+}

@@ -1,6 +1,6 @@
 //! Rate limits shared by admission rules and routing throttles: a leaky
-//! bucket and a sliding-window counter, each checked before it is charged,
-//! so a job refused for another reason costs nothing.
+//! bucket, a sliding-window and a fixed-window counter, each checked before
+//! it is charged, so a job refused for another reason costs nothing.
 
 use std::collections::VecDeque;
 
@@ -56,6 +56,31 @@ impl SlidingWindow {
     }
 }
 
+/// The count of the current fixed window [k·per, (k+1)·per); a job in a
+/// later window finds it empty (seed 001's `enqueue:{tenant}:{hour}` key,
+/// which expires with its hour).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FixedWindow {
+    window: u64,
+    count: u32,
+}
+
+impl FixedWindow {
+    /// Whether fewer than `limit` jobs were counted in the window holding `now`.
+    pub fn fits(&self, now: Time, limit: u32, per: Time) -> bool {
+        self.window != now / per || self.count < limit
+    }
+
+    /// Counts a job at `now`.
+    pub fn count(&mut self, now: Time, per: Time) {
+        let w = now / per;
+        if w != self.window {
+            (self.window, self.count) = (w, 0);
+        }
+        self.count = self.count.saturating_add(1);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,6 +115,19 @@ mod tests {
             w.count(t * SECOND, 2);
         }
         assert!(!w.fits(2 * SECOND, 2, 10 * SECOND));
+        assert!(w.fits(10 * SECOND, 2, 10 * SECOND));
+    }
+
+    #[test]
+    fn a_fixed_window_forgets_its_count_at_each_boundary() {
+        // limit 2 per 10 s: 0 and 9 s fill window 0, so 9.999999 s does not
+        // fit; 10 s opens window 1 (however recent the last two were).
+        let mut w = FixedWindow::default();
+        for t in [0, 9 * SECOND] {
+            assert!(w.fits(t, 2, 10 * SECOND));
+            w.count(t, 10 * SECOND);
+        }
+        assert!(!w.fits(10 * SECOND - 1, 2, 10 * SECOND));
         assert!(w.fits(10 * SECOND, 2, 10 * SECOND));
     }
 }

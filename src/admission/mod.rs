@@ -5,6 +5,7 @@
 //! policy. A scenario without `admission:` runs with [`AcceptAll`]; its
 //! rules run as [`rules::Rules`].
 
+pub mod backlog;
 pub mod limit;
 pub mod rules;
 
@@ -34,9 +35,13 @@ pub trait Admission {
     /// A deferred job became claimable.
     fn on_claimable(&mut self, _job: &Job) {}
 
-    /// An admitted job left the queue for the first time (started, or
-    /// expired before it ever started).
-    fn on_left_queue(&mut self, _job: &Job) {}
+    /// An admitted job left the queue for the first time at `now` (started,
+    /// its state then `Running`, or expired before it ever started).
+    fn on_left_queue(&mut self, _job: &Job, _now: Time) {}
+
+    /// The pool now has `workers` workers (a `capacity:` change): what
+    /// predicts a job's wait drains at the new rate.
+    fn on_capacity(&mut self, _workers: u64) {}
 
     /// Whether the engine must report [`Admission::on_claimable`] and
     /// [`Admission::on_left_queue`].

@@ -145,6 +145,7 @@ impl Engine<'_> {
             }
             self.faults.workers = target;
             self.faults.note_size(self.now);
+            self.admission.on_capacity(target);
         }
         Ok(())
     }

@@ -133,7 +133,7 @@ impl<'s> Engine<'s> {
     ) -> Result<Self> {
         let admission: Box<dyn Admission> = match sc.admission.is_empty() {
             true => Box::new(AcceptAll),
-            false => Box::new(Rules::new(&sc.admission)),
+            false => Box::new(Rules::new(sc)),
         };
         let loads =
             sc.tenants.caps().into_iter().map(|cap| TenantLoad { cap, ..Default::default() }).collect();
@@ -357,7 +357,7 @@ impl<'s> Engine<'s> {
             self.queued_total -= 1;
             let job = job.clone();
             if job.slices == 0 && self.admission_counts {
-                self.admission.on_left_queue(&job);
+                self.admission.on_left_queue(&job, self.now);
             }
             self.rec.on_expired(self.sc, &job, self.now, self.loads[t].queued)?;
             self.jobs.remove(slot);
@@ -438,7 +438,7 @@ impl<'s> Engine<'s> {
         job.state = JobState::Running;
         job.slices += 1;
         if job.slices == 1 && self.admission_counts {
-            self.admission.on_left_queue(self.jobs.get(slot));
+            self.admission.on_left_queue(self.jobs.get(slot), now);
         }
         let job = self.jobs.get_mut(slot);
         // a resumed slice continues the attempt its first slice started

@@ -20,8 +20,40 @@ pub enum Limit {
     /// At most this many admitted jobs waiting to start for the first time
     /// (`max_queued`).
     Queued(u64),
-    /// An enqueue rate: a leaky bucket or a sliding window over admissions.
+    /// At most this much service (µs) in admitted jobs waiting to start for
+    /// the first time (`max_queued_work`); a job fits when the work queued
+    /// plus its own stays within it.
+    QueuedWork(Time),
+    /// An enqueue rate: a leaky bucket, a sliding or a fixed window over
+    /// admissions.
     Rate(Throttle),
+    /// A job is refused when its predicted start (or, against a deadline,
+    /// finish) lies past `bound` (`predict`, `max_wait`).
+    Delay { predict: Predictor, bound: Bound },
+}
+
+/// How a delay rule predicts when an arriving job would start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Predictor {
+    /// `backlog`: the scope's outstanding work (queued service plus the
+    /// remaining service of its running jobs) over the drain rate, every
+    /// worker of the run (seed 004's B/μ).
+    Backlog,
+    /// `oldest`: the age of the scope's oldest claimable job, as measured.
+    Oldest,
+}
+
+/// What a predicted delay is held against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// `max_wait: 30s`: the wait from arrival to start.
+    Wait(Time),
+    /// `max_wait: sla`: the job's class `sla`; jobs of a class without one
+    /// pass.
+    Sla,
+    /// `max_wait: deadline`: the predicted finish (start plus the job's
+    /// service) against the job's own deadline; jobs without one pass.
+    Deadline,
 }
 
 /// What happens to a job the rule refuses.
@@ -62,4 +94,26 @@ impl AdmissionRule {
         let c = if self.class == Scope::Each { u32::from(class) } else { u32::MAX };
         (t, c)
     }
+}
+
+/// A named rule set (`admission_sets: {NAME: [rules]}`), for policy entries
+/// that run under rules of their own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdmissionSet {
+    pub name: String,
+    pub rules: Vec<AdmissionRule>,
+}
+
+/// The rules a policy entry's run is admitted under (`admission:` on the
+/// entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AdmissionChoice {
+    /// The scenario's top-level `admission:` list (none: every job taken).
+    #[default]
+    Shared,
+    /// `admission: none`: every job taken, whatever the top-level rules.
+    Off,
+    /// `admission: NAME`: the set at this index of
+    /// [`super::Scenario::admission_sets`].
+    Set(usize),
 }

@@ -13,7 +13,7 @@ pub mod topology;
 pub mod trace;
 pub mod workload;
 
-pub use admission::{Action, AdmissionRule, Limit, Scope};
+pub use admission::{Action, AdmissionChoice, AdmissionRule, AdmissionSet, Bound, Limit, Predictor, Scope};
 pub use faults::{CapacityChange, Loss, Slowdown};
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
 pub use tenants::{GeneratedSet, TenantSpec, Tenants, MAX_TENANTS};
@@ -79,26 +79,36 @@ pub struct Scenario {
     /// [`Scenario::for_run`]); `None` as loaded, and for the default topology.
     pub topology: Option<usize>,
     /// Admission rules (`admission:`), checked in order at each arrival.
+    /// In the copy [`Scenario::for_run`] makes for a policy entry with its
+    /// own `admission:`, that entry's rules.
     pub admission: Vec<AdmissionRule>,
     /// Worker count changes (`capacity:`), by time.
     pub capacity: Vec<CapacityChange>,
     /// Dependency slowdowns (`slowdowns:`).
     pub slowdowns: Vec<Slowdown>,
+    /// Named rule sets (`admission_sets:`) a policy entry may pick instead.
+    pub admission_sets: Vec<AdmissionSet>,
 }
 
 impl Scenario {
     /// The scenario as one policy's run sees it: under a topology, a copy
-    /// whose `workers` is the pools' total and whose `topology` is set.
+    /// whose `workers` is the pools' total and whose `topology` is set; for
+    /// an entry with its own `admission:`, a copy with those rules.
     pub fn for_run(&self, spec: &PolicySpec) -> std::borrow::Cow<'_, Scenario> {
-        match spec.topology {
-            None => std::borrow::Cow::Borrowed(self),
-            Some(i) => {
-                let mut sc = self.clone();
-                sc.workers = self.topologies[i].workers();
-                sc.topology = Some(i);
-                std::borrow::Cow::Owned(sc)
-            }
+        if spec.topology.is_none() && spec.admission == AdmissionChoice::Shared {
+            return std::borrow::Cow::Borrowed(self);
         }
+        let mut sc = self.clone();
+        if let Some(i) = spec.topology {
+            sc.workers = self.topologies[i].workers();
+            sc.topology = Some(i);
+        }
+        match spec.admission {
+            AdmissionChoice::Shared => {}
+            AdmissionChoice::Off => sc.admission.clear(),
+            AdmissionChoice::Set(i) => sc.admission.clone_from(&self.admission_sets[i].rules),
+        }
+        std::borrow::Cow::Owned(sc)
     }
 
     /// The topology of this run, if any.

@@ -45,6 +45,9 @@ pub struct PolicySpec {
     /// not claimable again for this long (the priority-classes article's
     /// SQL), instead of the moment a running job of its tenant ends.
     pub cap_delay: Option<Time>,
+    /// The admission rules of this run (`admission:` on the entry): the
+    /// scenario's, none, or a named set.
+    pub admission: super::AdmissionChoice,
 }
 
 impl PolicySpec {

@@ -94,6 +94,9 @@ fn describe(t: &TopologySpec, a: &RouteAction) -> String {
         RouteAction::Throttle { limit: Throttle::Window { limit, window }, to } => {
             format!("throttle {limit} per {} s to {}", fmt_secs(*window), t.queues[*to as usize])
         }
+        RouteAction::Throttle { limit: Throttle::Fixed { limit, per }, to } => {
+            format!("throttle {limit} per fixed {} s to {}", fmt_secs(*per), t.queues[*to as usize])
+        }
     }
 }
 

@@ -134,7 +134,8 @@ pub struct RawScenario {
     pub workload: Option<Spanned<Vec<Spanned<RawEntry>>>>,
     pub policies: Option<Spanned<Vec<Spanned<RawPolicy>>>>,
     pub topologies: Option<Spanned<NamedMap<Spanned<RawTopology>>>>,
-    pub admission: Option<Spanned<Vec<Spanned<RawAdmission>>>>,
+    pub admission: Option<Spanned<RawRules>>,
+    pub admission_sets: Option<Spanned<NamedMap<Spanned<RawRules>>>>,
     pub capacity: Option<Spanned<Vec<Spanned<RawCapacityChange>>>>,
     pub slowdowns: Option<Spanned<Vec<Spanned<RawSlowdown>>>>,
 }
@@ -159,6 +160,9 @@ pub struct RawSlowdown {
     pub class: Option<Spanned<String>>,
 }
 
+/// A list of admission rules.
+pub type RawRules = Vec<Spanned<RawAdmission>>;
+
 /// An admission rule: `{tenant: "*", max_queued: 100, action: reject}`,
 /// `{class: bulk, throttle: {rate: 10/s, burst: 20}, action: retry, after:
 /// 5s, retries: 3}`, `{tenant: A, max_queued: 50, action: defer, by: 1m}`.
@@ -168,6 +172,10 @@ pub struct RawAdmission {
     pub tenant: Option<Spanned<String>>,
     pub class: Option<Spanned<String>>,
     pub max_queued: Option<Spanned<u64>>,
+    pub max_queued_work: Option<Spanned<Dur>>,
+    pub predict: Option<Spanned<String>>,
+    /// A duration, `sla` or `deadline`.
+    pub max_wait: Option<Spanned<Dur>>,
     pub throttle: Option<Spanned<RawThrottle>>,
     pub action: Option<Spanned<String>>,
     pub after: Option<Spanned<Dur>>,
@@ -191,6 +199,7 @@ impl RawScenario {
             && self.admission.is_none()
             && self.capacity.is_none()
             && self.slowdowns.is_none()
+            && self.admission_sets.is_none()
     }
 }
 
@@ -263,6 +272,7 @@ pub struct RawThrottle {
     pub burst: Option<Spanned<f64>>,
     pub limit: Option<Spanned<u32>>,
     pub window: Option<Spanned<Dur>>,
+    pub per: Option<Spanned<Dur>>,
 }
 
 /// A pool: `{name: all, workers: 10, queues: [main, slow], poll: weighted,

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use rand_pcg::Pcg64;
 
-use crate::admission::limit::{Bucket, SlidingWindow};
+use crate::admission::limit::{Bucket, FixedWindow, SlidingWindow};
 use crate::core::Job;
 use crate::model::{QueueId, RouteAction, RouteRule, Scenario, TenantId, Throttle};
 use crate::policy::flows::label_hash;
@@ -46,6 +46,7 @@ pub struct Router {
     buckets: HashMap<(usize, TenantId), Bucket>,
     /// Per (rule, tenant): the times of its last `limit` enqueues.
     windows: HashMap<(usize, TenantId), SlidingWindow>,
+    fixed: HashMap<(usize, TenantId), FixedWindow>,
     name: String,
 }
 
@@ -57,6 +58,7 @@ impl Router {
             rng: rng::stream(sc.seed, label_hash(topology), Purpose::Routing),
             buckets: HashMap::new(),
             windows: HashMap::new(),
+            fixed: HashMap::new(),
             name: String::new(),
         }
     }
@@ -92,6 +94,13 @@ impl Router {
                         }
                         Throttle::Window { limit, window } => {
                             self.window_overflows(i, job.tenant, now, limit, window)
+                        }
+                        Throttle::Fixed { limit, per } => {
+                            // every enqueue counts, as in the sliding window
+                            let w = self.fixed.entry((i, job.tenant)).or_default();
+                            let over = !w.fits(now, limit, per);
+                            w.count(now, per);
+                            over
                         }
                     };
                     if !over {

@@ -185,6 +185,8 @@ struct Builder<'a> {
     tenants: Tenants,
     classes: Vec<ClassSpec>,
     topologies: Vec<TopologySpec>,
+    /// Names of `admission_sets:`, for policy entries' `admission: NAME`.
+    admission_sets: Vec<String>,
 }
 
 impl<'a> Builder<'a> {
@@ -195,6 +197,7 @@ impl<'a> Builder<'a> {
             tenants: Tenants::default(),
             classes: Vec::new(),
             topologies: Vec::new(),
+            admission_sets: Vec::new(),
         }
     }
 
@@ -237,8 +240,10 @@ impl<'a> Builder<'a> {
         self.build_classes(raw.classes.as_ref())?;
         let (workload, traces) = self.workload(raw.workload.as_ref())?;
         self.topologies = self.build_topologies(raw.topologies.as_ref(), workers)?;
+        let admission = self.build_admission(raw.admission.as_ref(), workers)?;
+        let admission_sets = self.build_admission_sets(raw.admission_sets.as_ref(), workers)?;
+        self.admission_sets = admission_sets.iter().map(|s| s.name.clone()).collect();
         let policies = self.build_policies(raw.policies.as_ref())?;
-        let admission = self.build_admission(raw.admission.as_ref())?;
         let capacity = self.build_capacity(raw.capacity.as_ref(), workers, &policies)?;
         let slowdowns = self.build_slowdowns(raw.slowdowns.as_ref())?;
         for p in &policies {
@@ -273,6 +278,7 @@ impl<'a> Builder<'a> {
             admission,
             capacity,
             slowdowns,
+            admission_sets,
         })
     }
 

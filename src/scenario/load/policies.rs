@@ -27,7 +27,8 @@ pub const RESERVED_LABELS: [&str; 6] =
 const MAX_LABEL_BYTES: usize = 200;
 
 /// The keys every entry may have besides its policy's parameters.
-const COMMON_KEYS: [&str; 7] = ["policy", "label", "spare", "topology", "slice", "resume_overhead", "on_cap"];
+const COMMON_KEYS: [&str; 8] =
+    ["policy", "label", "spare", "topology", "slice", "resume_overhead", "on_cap", "admission"];
 
 type Entries = [(Spanned<String>, Spanned<RawValue>)];
 
@@ -166,6 +167,7 @@ impl Builder<'_> {
                 "spare" => spec.spare = self.spare(value)?,
                 "topology" => spec.topology = Some(self.topology_of(value)?),
                 "on_cap" => spec.cap_delay = self.on_cap(value)?,
+                "admission" => spec.admission = self.admission_of(value)?,
                 "slice" => {
                     let s = self.run_duration(value, "slice", true)?;
                     spec.slice.get_or_insert(Slicing { slice: 0, resume_overhead: 0 }).slice = s;
@@ -235,6 +237,30 @@ impl Builder<'_> {
         Err(self.err_at(
             v,
             format!("`topology: {}` names no topology under `topologies:` ({declared}); declare it or fix the name", show(&v.value)),
+        ))
+    }
+
+    /// `admission: none` or the name of a set under `admission_sets:`. A
+    /// set is named rather than written inline so several entries (fifo,
+    /// drr, wfq) share one, and its rules are read by the same typed loader
+    /// as the top-level list.
+    fn admission_of(&self, v: &Spanned<RawValue>) -> Result<AdmissionChoice> {
+        if let RawValue::Scalar(t) = &v.value {
+            if t.text == "none" {
+                return Ok(AdmissionChoice::Off);
+            }
+            if let Some(i) = self.admission_sets.iter().position(|n| *n == t.text) {
+                return Ok(AdmissionChoice::Set(i));
+            }
+        }
+        let declared = if self.admission_sets.is_empty() {
+            "none are declared".to_string()
+        } else {
+            format!("declared: {}", self.admission_sets.join(", "))
+        };
+        Err(self.err_at(
+            v,
+            format!("`admission: {}` on a policy is `none` or the name of a rule set under `admission_sets:` ({declared}); declare the rules there and name the set", show(&v.value)),
         ))
     }
 

@@ -341,8 +341,8 @@ impl Builder<'_> {
 
     pub(super) fn throttle(&self, t: &Spanned<RawThrottle>) -> Result<Throttle> {
         let r = &t.value;
-        match (&r.rate, &r.burst, &r.limit, &r.window) {
-            (Some(rate), burst, None, None) => {
+        match (&r.rate, &r.burst, &r.limit, &r.window, &r.per) {
+            (Some(rate), burst, None, None, None) => {
                 let per_sec = parse_rate(&rate.value.0.text).map_err(|m| self.err_at(rate, format!("`rate`: {m}")))?;
                 let burst = match burst {
                     Some(b) if b.value.is_finite() && (1.0..=1e9).contains(&b.value) => b.value,
@@ -351,15 +351,22 @@ impl Builder<'_> {
                 };
                 Ok(Throttle::Bucket { rate: per_sec, burst })
             }
-            (None, None, Some(limit), Some(window)) => {
+            (None, None, Some(limit), Some(window), None) => {
                 if limit.value == 0 || limit.value > MAX_WINDOW_LIMIT {
                     return Err(self.err_at(limit, format!("`limit` must be from 1 to {MAX_WINDOW_LIMIT} jobs per window")));
                 }
                 Ok(Throttle::Window { limit: limit.value, window: self.pos_dur(window, "window")? })
             }
+            // a fixed window keeps one count, not the jobs' times: no cap on `limit` beyond u32
+            (None, None, Some(limit), None, Some(per)) => {
+                if limit.value == 0 {
+                    return Err(self.err_at(limit, "`limit` must be at least 1 job per window"));
+                }
+                Ok(Throttle::Fixed { limit: limit.value, per: self.pos_dur(per, "per")? })
+            }
             _ => Err(self.err_at(
                 t,
-                "a throttle is a leaky bucket `{rate: 10/m, burst: 20}` or a sliding window `{limit: 100, window: 1h}`, not both",
+                "a throttle is one of a leaky bucket `{rate: 10/m, burst: 20}`, a sliding window `{limit: 100, window: 1h}` or a fixed window `{limit: 100, per: 1h}`",
             )),
         }
     }
