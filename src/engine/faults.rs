@@ -21,8 +21,9 @@ use crate::time::Time;
 /// The engine's state of capacity changes and slowdowns.
 pub(super) struct Faults<'s> {
     changes: &'s [CapacityChange],
-    /// Index of the next change to apply.
+    /// Index of the next change to apply, and its time (`Time::MAX`: none).
     next: usize,
+    next_at: Time,
     /// Workers the pool has now, not counting the retiring.
     pub(super) workers: u64,
     /// Busy workers a drain removed: each leaves when its attempt ends.
@@ -40,6 +41,7 @@ impl<'s> Faults<'s> {
         Faults {
             changes: &sc.capacity,
             next: 0,
+            next_at: sc.capacity.first().map_or(Time::MAX, |c| c.at),
             workers: u64::from(sc.workers),
             retiring: 0,
             steps: vec![(0, u64::from(sc.workers))],
@@ -51,7 +53,7 @@ impl<'s> Faults<'s> {
     /// When the next capacity change comes (`Time::MAX`: none).
     #[inline]
     pub(super) fn next_change(&self) -> Time {
-        self.changes.get(self.next).map_or(Time::MAX, |c| c.at)
+        self.next_at
     }
 
     /// Whether capacity ever changes (then utilization is measured against
@@ -119,6 +121,7 @@ impl Engine<'_> {
         while self.faults.next_change() <= self.now {
             let c = self.faults.changes[self.faults.next];
             self.faults.next += 1;
+            self.faults.next_at = self.faults.changes.get(self.faults.next).map_or(Time::MAX, |c| c.at);
             let target = u64::from(c.workers);
             let f = &mut self.faults;
             if target >= f.workers {

@@ -236,12 +236,12 @@ impl<'s> Engine<'s> {
             };
             let t_delay = self.delayed.peek().map_or(Time::MAX, |r| r.0 .0);
             let t_back = self.put_off.next();
-            // a change after the last job would only stretch the log
-            let t_cap = match self.queued_total > 0 || !self.running.is_empty() || !ahead.is_empty() {
-                true => self.faults.next_change(),
-                false => Time::MAX,
-            };
-            let t = t_done.min(t_arr).min(t_wake).min(t_delay).min(t_back).min(t_cap);
+            let mut t = t_done.min(t_arr).min(t_wake).min(t_delay).min(t_back);
+            // a capacity change after the last job would only stretch the log
+            let t_cap = self.faults.next_change();
+            if t_cap < t && (self.queued_total > 0 || !self.running.is_empty() || !ahead.is_empty()) {
+                t = t_cap;
+            }
             if t == Time::MAX && self.running.is_empty() && ahead.is_empty() {
                 break;
             }
