@@ -25,6 +25,8 @@ use super::flows::Cost;
 use crate::core::Job;
 use crate::model::policy::ParamError;
 use crate::model::{Param, ParamDefault, ParamKind, Params, Scenario};
+#[cfg(test)]
+use crate::{model::ClassId, time::SECOND};
 
 /// Finished attempts per class that `bounded` learns its quantile from: a
 /// bounded memory that still follows a class whose sizes drift.
@@ -190,6 +192,117 @@ impl Learned {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::Arrival;
+    use crate::policy::testkit::Kit;
+    use crate::scenario::load_str;
+    use std::path::Path;
+
+    /// A (declaring `factor` of its 1 s jobs) and B (honest, 1 s jobs), two
+    /// jobs each at 0 s, one more of A's at 10 s; `policy` with `charge`.
+    fn gaming(policy: &str, charge: &str) -> Scenario {
+        let yaml = format!(
+            "workers: 99\nworkload:\n\
+             - {{tenant: A, count: 2, service: 1s, declared: {{factor: 0.1}}}}\n\
+             - {{tenant: B, count: 2, service: 1s}}\n\
+             - {{tenant: A, count: 1, at: 10s, service: 1s, declared: {{factor: 0.1}}}}\n\
+             policies: [{{policy: {policy}, cost: work, quantum: 1s, charge: {charge}}}]\n"
+        );
+        let yaml = if policy == "wfq" { yaml.replace(", quantum: 1s", "") } else { yaml };
+        load_str(&yaml, Path::new("t.yaml")).expect("valid scenario")
+    }
+
+    /// Picks one job at a time, finishing each before the next pick (one
+    /// worker, as the engine settles an attempt before its next dispatch),
+    /// after pushing the arrivals `pushes[i]` before pick i.
+    fn one_at_a_time(sc: &Scenario, pushes: &[usize]) -> String {
+        let mut kit = Kit::new(sc);
+        let mut order = String::new();
+        for &n in pushes {
+            kit.push_n(n);
+            let Some(slot) = kit.pick() else { break };
+            order.push_str(&sc.tenants.name(kit.jobs.get(slot).tenant));
+            kit.finish(slot);
+        }
+        order
+    }
+
+    #[test]
+    fn drr_settles_the_debt_of_an_attempt_before_the_next_pick() {
+        // drr, quantum 1 s. declared: A's visit adds 1 s, its 0.1 s jobs
+        // leave 0.9 then 0.8 > 0, so A runs both in one visit: A A B B.
+        // actual: A's first job is charged 0.1 (deficit 0.9), ends, and the
+        // 0.9 s of debt leaves A at 0: its visit is over, B runs (1 - 1 = 0),
+        // then A again: A B A B, the split of honest declarations.
+        let pushes = [4, 0, 0, 0];
+        assert_eq!(one_at_a_time(&gaming("drr", "declared"), &pushes), "AABB");
+        assert_eq!(one_at_a_time(&gaming("drr", "actual"), &pushes), "ABAB");
+        // without settling in between (all four started before any ends),
+        // actual charges what was declared: A A B B as under declared
+        let sc = gaming("drr", "actual");
+        let mut kit = Kit::new(&sc);
+        kit.push_n(4);
+        assert_eq!(kit.pick_n(4), "AABB");
+    }
+
+    #[test]
+    fn wfq_settles_into_the_tags_of_jobs_queued_afterwards() {
+        // wfq, weights 1, V = 0. A's tags 0.1, 0.2; B's 1, 2. A's first job
+        // runs (V = 0.1) and ends. declared: A's third job (pushed now) gets
+        // 0.2 + 0.1 = 0.3 and runs before B: A A A B B. actual: the ended
+        // job's 0.9 s of debt moves A's last tag to 0.2 + 0.9 = 1.1, so the
+        // third job gets 1.2: A2 (0.2), B1 (1), A3 (1.2), B2 (2): A A B A B.
+        // A2 kept the tag 0.2 it was given before the debt was known.
+        let pushes = [4, 1, 0, 0, 0];
+        assert_eq!(one_at_a_time(&gaming("wfq", "declared"), &pushes), "AAABB");
+        assert_eq!(one_at_a_time(&gaming("wfq", "actual"), &pushes), "AABAB");
+    }
+
+    #[test]
+    fn bounded_raises_a_declaration_to_the_learned_quantile_of_its_class() {
+        // charge: bounded, quantile 0.5, classes x and y. Before anything
+        // ends a job is charged what it declares: 10% of 4 s = 0.4 s.
+        // Attempts of 3, 1 and 2 s end in class x: the nearest-rank median
+        // of three is the 2nd, 2 s, so the same job is charged max(0.4, 2)
+        // = 2 s in x, and still 0.4 s in y (nothing learned there); an
+        // honest 5 s job is charged its 5 s, above the bound. settle owes
+        // nothing under bounded; under actual it owes 4 - 0.4 = 3.6 s.
+        let sc = load_str(
+            "workers: 1\nclasses: {x: {}, y: {}}\nworkload:\n\
+             - {tenant: A, count: 1, service: 1s, declared: {factor: 0.1}}\n\
+             policies: [{policy: drr, cost: work, charge: bounded}, {policy: drr, cost: work, charge: actual}]\n",
+            Path::new("t.yaml"),
+        )
+        .expect("valid scenario");
+        let job = |class: ClassId, service: u64, declared_entry: u16| {
+            let a = Arrival {
+                time: 0,
+                tenant: 0,
+                class,
+                service,
+                deadline: None,
+                cost: [0; crate::model::MAX_RESOURCES],
+                failures: 0,
+                max_attempts: 1,
+                slicing: 0,
+                declared_entry,
+            };
+            Job::from_arrival(0, &a)
+        };
+        let class = |n: &str| sc.classes.iter().position(|c| c.name == n).expect("declared") as ClassId;
+        let (x, y) = (class("x"), class("y"));
+        let mut bounded = Charger::new(&sc.policies[0].params, &sc).expect("builds");
+        let gamer = job(x, 4 * SECOND, 1);
+        assert_eq!(bounded.units(&gamer), 400_000);
+        for s in [3, 1, 2] {
+            assert_eq!(bounded.settle(&job(x, s * SECOND, 0)), 0);
+        }
+        assert_eq!(bounded.units(&gamer), 2 * SECOND);
+        assert_eq!(bounded.units(&job(y, 4 * SECOND, 1)), 400_000);
+        assert_eq!(bounded.units(&job(x, 5 * SECOND, 0)), 5 * SECOND);
+        let mut actual = Charger::new(&sc.policies[1].params, &sc).expect("builds");
+        assert_eq!(actual.units(&gamer), 400_000);
+        assert_eq!(actual.settle(&gamer), 3_600_000);
+    }
 
     #[test]
     fn the_quantile_is_the_nearest_rank_of_the_window() {
