@@ -57,15 +57,18 @@ fn assert_share(shares: &HashMap<String, f64>, label: &str, want: f64, tol: f64)
 
 #[test]
 fn declared_costs_let_the_gamer_take_ten_elevenths_and_actual_or_bounded_take_it_back() {
-    // Constant 1 s jobs. drr gives each flow the same charge per round and
-    // wfq serves tags that grow by the charge, so both split *charges*
-    // equally while both flows are backlogged:
+    // Constant 1 s jobs. drr gives each flow the same charge per round,
+    // wfq serves tags that grow by the charge, and share serves the flow
+    // charged least in its window, so all three split *charges* equally
+    // while both flows are backlogged:
     // - oracle (true service): equal work, 1/2;
     // - declared: the gamer is charged 0.1 s per 1 s job, so equal charges
     //   mean 10 gamer jobs per honest one: 10 / 11 = 0.909 of the worker;
-    // - drr actual: with one worker the next pick comes after the attempt
-    //   ended and its 0.9 s of debt was settled, so every job is charged
-    //   its true 1 s: 1/2;
+    // - drr and share actual: with one worker the next pick comes after the
+    //   attempt ended and its 0.9 s of debt was settled, so every job is
+    //   charged its true 1 s: 1/2 (share counts the 0.9 s in its window
+    //   from the end rather than the start, 1 s later: no change in the
+    //   long run);
     // - bounded (p50): after the first completion the class median is 1 s,
     //   so the gamer's 0.1 s is raised to 1 s: 1/2;
     // - wfq actual: the debt moves the tags of jobs queued *after* it is
@@ -76,21 +79,25 @@ fn declared_costs_let_the_gamer_take_ten_elevenths_and_actual_or_bounded_take_it
     //   rate 1: honest jobs served = V, gamer jobs = V / (0.1 + 0.45 g), so
     //   g / (1 - g) = 1 / (0.1 + 0.45 g): 0.45 g^2 + 1.1 g - 1 = 0,
     //   g = (-1.1 + sqrt(1.21 + 1.8)) / 0.9 = 0.7055.
+    // share's window is 10m: the balance it keeps is within one job's
+    // charge of the window's total (a 1 s honest job against the honest
+    // flow's ~55 s in 600 s: 2 % of its 1/11, under 0.002 of the share).
     // Tolerance: the start (first job, first round) and the end (the job
     // running at STOP) shift a share by a few seconds in 3000: 0.005 for the
     // exact splits; the fluid model of wfq actual ignores the tags' max with
     // V and rounding to whole jobs: 0.01.
     let sc = scenario(
         "1s",
-        "  - {policy: drr, cost: work, label: drr-oracle}\n  - {policy: drr, cost: work, charge: declared, label: drr-declared}\n  - {policy: drr, cost: work, charge: actual, label: drr-actual}\n  - {policy: drr, cost: work, charge: bounded, label: drr-bounded}\n  - {policy: wfq, cost: work, label: wfq-oracle}\n  - {policy: wfq, cost: work, charge: declared, label: wfq-declared}\n  - {policy: wfq, cost: work, charge: actual, label: wfq-actual}\n  - {policy: wfq, cost: work, charge: bounded, label: wfq-bounded}\n",
+        "  - {policy: drr, cost: work, label: drr-oracle}\n  - {policy: drr, cost: work, charge: declared, label: drr-declared}\n  - {policy: drr, cost: work, charge: actual, label: drr-actual}\n  - {policy: drr, cost: work, charge: bounded, label: drr-bounded}\n  - {policy: wfq, cost: work, label: wfq-oracle}\n  - {policy: wfq, cost: work, charge: declared, label: wfq-declared}\n  - {policy: wfq, cost: work, charge: actual, label: wfq-actual}\n  - {policy: wfq, cost: work, charge: bounded, label: wfq-bounded}\n  - {policy: share, window: 10m, cost: work, label: share-oracle}\n  - {policy: share, window: 10m, cost: work, charge: declared, label: share-declared}\n  - {policy: share, window: 10m, cost: work, charge: actual, label: share-actual}\n  - {policy: share, window: 10m, cost: work, charge: bounded, label: share-bounded}\n",
     );
     let shares = gamer_shares(&sc);
-    for p in ["drr", "wfq"] {
+    for p in ["drr", "wfq", "share"] {
         assert_share(&shares, &format!("{p}-oracle"), 0.5, 0.005);
         assert_share(&shares, &format!("{p}-declared"), 10.0 / 11.0, 0.005);
         assert_share(&shares, &format!("{p}-bounded"), 0.5, 0.005);
     }
     assert_share(&shares, "drr-actual", 0.5, 0.005);
+    assert_share(&shares, "share-actual", 0.5, 0.005);
     let g = (-1.1 + (1.21f64 + 1.8).sqrt()) / 0.9;
     assert_share(&shares, "wfq-actual", g, 0.01);
 }
@@ -157,7 +164,7 @@ fn bad_declared_and_charge_keys_are_errors_at_their_place() {
     // `  - {policy: wfq, cost: work, quantile: 0.9}`: `0.9` at column 41
     let err = validate_error(&policy("{policy: wfq, cost: work, quantile: 0.9}"), "bad.yaml");
     assert!(err.contains("bad.yaml:5:41") && err.contains("`quantile` applies to `charge: bounded` only"), "{err}");
-    // `  - {policy: share, cost: work, charge: bounded, quantile: 1.5}`: `1.5` at column 60
+    // `  - {policy: share, window: 10m, cost: work, charge: bounded, quantile: 1.5}`: `1.5` at column 60
     let err = validate_error(&policy("{policy: share, cost: work, charge: bounded, quantile: 1.5}"), "bad.yaml");
     assert!(err.contains("bad.yaml:5:60") && err.contains("must be above 0 and at most 1"), "{err}");
     // a policy that charges nothing has no `charge`; a word not in the list
