@@ -157,15 +157,21 @@ fn bad_declared_and_charge_keys_are_errors_at_their_place() {
     );
     assert!(err.contains("a `trace` entry takes no `declared`"), "{err}");
 
-    let policy = |p: &str| format!("workers: 1\nworkload:\n  - {{tenant: A, count: 1, service: 1s}}\npolicies:\n  - {p}\n");
+    let policy = |p: &str| {
+        format!("workers: 1\nworkload:\n  - {{tenant: A, count: 1, service: 1s}}\npolicies:\n  - {p}\n")
+    };
     // line 5 `  - {policy: drr, charge: actual}`: the value `actual` at column 27
     let err = validate_error(&policy("{policy: drr, charge: actual}"), "bad.yaml");
     assert!(err.contains("bad.yaml:5:27") && err.contains("add `cost: work` or remove `charge`"), "{err}");
     // `  - {policy: wfq, cost: work, quantile: 0.9}`: `0.9` at column 41
     let err = validate_error(&policy("{policy: wfq, cost: work, quantile: 0.9}"), "bad.yaml");
-    assert!(err.contains("bad.yaml:5:41") && err.contains("`quantile` applies to `charge: bounded` only"), "{err}");
+    assert!(
+        err.contains("bad.yaml:5:41") && err.contains("`quantile` applies to `charge: bounded` only"),
+        "{err}"
+    );
     // `  - {policy: share, window: 10m, cost: work, charge: bounded, quantile: 1.5}`: `1.5` at column 60
-    let err = validate_error(&policy("{policy: share, cost: work, charge: bounded, quantile: 1.5}"), "bad.yaml");
+    let err =
+        validate_error(&policy("{policy: share, cost: work, charge: bounded, quantile: 1.5}"), "bad.yaml");
     assert!(err.contains("bad.yaml:5:60") && err.contains("must be above 0 and at most 1"), "{err}");
     // a policy that charges nothing has no `charge`; a word not in the list
     let err = validate_error(&policy("{policy: fifo, charge: declared}"), "bad.yaml");

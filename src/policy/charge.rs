@@ -80,7 +80,9 @@ impl Charger {
                 if !(quantile > 0.0 && quantile <= 1.0) {
                     return Err(ParamError::at(
                         &QUANTILE,
-                        format!("`quantile` {quantile} must be above 0 and at most 1, e.g. 0.5 for the median"),
+                        format!(
+                            "`quantile` {quantile} must be above 0 and at most 1, e.g. 0.5 for the median"
+                        ),
                     ));
                 }
                 Charge::Bounded { quantile }
@@ -99,7 +101,8 @@ impl Charger {
                 "`quantile` applies to `charge: bounded` only; set `charge: bounded` or remove `quantile`",
             ));
         }
-        let factors = std::iter::once(1.0).chain(sc.workload.iter().map(|e| e.declared.map_or(1.0, |d| d.factor)));
+        let factors =
+            std::iter::once(1.0).chain(sc.workload.iter().map(|e| e.declared.map_or(1.0, |d| d.factor)));
         let classes = if matches!(charge, Charge::Bounded { .. }) { sc.classes.len() } else { 0 };
         Ok(Charger {
             cost,

@@ -55,7 +55,19 @@ impl Builder<'_> {
             }
         }
         let declared = r.declared.as_ref().map(|d| self.declared(d)).transpose()?;
-        Ok(EntrySpec { line, tenant, spread, class, arrivals, service, deadline, cost, failure, slice, declared })
+        Ok(EntrySpec {
+            line,
+            tenant,
+            spread,
+            class,
+            arrivals,
+            service,
+            deadline,
+            cost,
+            failure,
+            slice,
+            declared,
+        })
     }
 
     /// `declared: {factor: 0.1}`: what the tenant claims, as a multiple of
