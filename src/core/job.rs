@@ -23,6 +23,9 @@ pub struct Arrival {
     /// `slice` applies, 0 for none (an index, not the durations, keeps the
     /// struct in the padding it had).
     pub slicing: u16,
+    /// Cost gaming: 1 + the index of the workload entry whose `declared`
+    /// applies, 0 when the job declares its true service.
+    pub declared_entry: u16,
 }
 
 /// Index of a live job in the [`JobTable`]; reused after the job ends.
@@ -79,9 +82,10 @@ pub struct Job {
     pub deadline: Option<Time>,
     pub cost: Res,
     /// Attempts that will fail before one succeeds (drawn by the workload;
-    /// at most `max_attempts`, which is at most 100).
-    pub failures: u16,
-    pub max_attempts: u16,
+    /// at most `max_attempts`, which the loader keeps at most 100, so a byte
+    /// each leaves room for `declared_entry`).
+    pub failures: u8,
+    pub max_attempts: u8,
     /// Attempts started so far (a job run in slices starts one attempt
     /// with its first slice).
     pub attempts: u32,
@@ -96,6 +100,10 @@ pub struct Job {
     /// last started it (0 and 0 otherwise); they fit in the struct's padding.
     pub queue: QueueId,
     pub pool: PoolId,
+    /// [`Arrival::declared_entry`]: policies that charge what tenants
+    /// declare look the entry's factor up (a u16 fits where a declared
+    /// value of 8 bytes would not).
+    pub declared_entry: u16,
 }
 
 impl Job {
@@ -110,8 +118,8 @@ impl Job {
             deadline: a.deadline,
             cost: a.cost,
             // failures >= max_attempts means "fails for good" either way
-            failures: a.failures.min(a.max_attempts).min(u32::from(u16::MAX)) as u16,
-            max_attempts: a.max_attempts.min(u32::from(u16::MAX)) as u16,
+            failures: a.failures.min(a.max_attempts).min(u32::from(u8::MAX)) as u8,
+            max_attempts: a.max_attempts.min(u32::from(u8::MAX)) as u8,
             attempts: 0,
             slices: 0,
             admission: 0,
@@ -119,6 +127,7 @@ impl Job {
             state: JobState::Queued,
             queue: 0,
             pool: 0,
+            declared_entry: a.declared_entry,
         }
     }
 }

@@ -22,7 +22,7 @@ pub use topology::{
     MAX_QUEUES,
 };
 pub use trace::{CsvColumns, TimeFormat, TraceFormat, TraceScan, TraceSpec};
-pub use workload::{ArrivalSpec, EntrySpec, FailureSpec, ServiceSpec, Slicing};
+pub use workload::{ArrivalSpec, Declared, EntrySpec, FailureSpec, ServiceSpec, Slicing};
 
 use std::path::PathBuf;
 

@@ -27,6 +27,17 @@ pub struct EntrySpec {
     /// at most one slice per claim, then goes back to its queue with the
     /// rest; `None` runs each job whole.
     pub slice: Option<Slicing>,
+    /// The cost the tenant tells the scheduler, when it is not the true
+    /// service (cost gaming, the backpressure article): what policies with
+    /// `charge: declared`, `actual` or `bounded` see at enqueue.
+    pub declared: Option<Declared>,
+}
+
+/// `declared:` of an entry: the tenant states `factor` x the true service
+/// of each attempt (0.1: it claims a tenth of what it runs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Declared {
+    pub factor: f64,
 }
 
 /// `slice` and `resume_overhead` of an entry.

@@ -40,6 +40,7 @@
 
 use std::collections::VecDeque;
 
+use super::charge::{self, Charger};
 use super::flows::{self, Cost, FlowId, FlowQueues, Take, UNITS_PER_JOB};
 use super::Policy;
 use super::PolicyInfo;
@@ -51,7 +52,7 @@ use crate::time::{Time, SECOND};
 
 pub struct Drr {
     flows: FlowQueues,
-    cost: Cost,
+    charger: Charger,
     /// Credit a visit adds, per flow, in cost units (quantum x weight, >= 1).
     quantum: Vec<i64>,
     deficit: Vec<i64>,
@@ -100,7 +101,7 @@ const QUANTUM: Param = Param {
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "drr",
     summary: "deficit round robin: each visit adds quantum x weight of credit; jobs run while it is positive",
-    params: &[flows::OVER, flows::COST, QUANTUM],
+    params: &[flows::OVER, flows::COST, QUANTUM, charge::CHARGE, charge::QUANTILE],
     build,
 };
 
@@ -110,7 +111,8 @@ pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamE
 
 fn build_drr(spec: &PolicySpec, sc: &Scenario) -> Result<Drr, ParamError> {
     let over = flows::parse_over(&spec.params)?;
-    let cost = flows::parse_cost(&spec.params)?;
+    let charger = Charger::new(&spec.params, sc)?;
+    let cost = charger.cost();
     // in cost units: one job = UNITS_PER_JOB, one second of work = SECOND
     let quantum = match (spec.params.opt::<f64>(&QUANTUM), cost) {
         (Some(q), Cost::Jobs) => q * UNITS_PER_JOB as f64,
@@ -123,7 +125,7 @@ fn build_drr(spec: &PolicySpec, sc: &Scenario) -> Result<Drr, ParamError> {
     let n = quantum.len();
     Ok(Drr {
         flows: FlowQueues::new(sc, over),
-        cost,
+        charger,
         quantum,
         deficit: vec![0; n],
         active: VecDeque::new(),
@@ -240,7 +242,7 @@ impl Policy for Drr {
             self.debt_visits = 0;
             match self.flows.take(f, jobs, gate) {
                 Take::Started(slot) => {
-                    self.deficit[i] -= self.cost.units(jobs.get(slot)) as i64;
+                    self.deficit[i] -= self.charger.units(jobs.get(slot)) as i64;
                     if !self.flows.has_claimable(f) {
                         self.leave_front();
                     } else if self.deficit[i] <= 0 {
@@ -250,6 +252,19 @@ impl Policy for Drr {
                 }
                 Take::Blocked | Take::Empty => self.leave_front(),
             }
+        }
+    }
+
+    fn on_finish(&mut self, job: &Job, _now: Time) {
+        if !self.charger.settles() {
+            return;
+        }
+        let owed = self.charger.settle(job);
+        let f = self.flows.flow_of(job) as usize;
+        self.deficit[f] = self.deficit[f].saturating_sub(owed);
+        if !self.in_active[f] {
+            // as on leaving: credit is not banked while out of the rotation
+            self.deficit[f] = self.deficit[f].min(0);
         }
     }
 

@@ -136,6 +136,7 @@ mod tests {
             state: JobState::Queued,
             queue: 0,
             pool: 0,
+            declared_entry: 0,
         }
     }
 

@@ -38,7 +38,8 @@ pub enum Over {
 pub enum Cost {
     /// Every job costs the same (job-count fairness).
     Jobs,
-    /// A job costs its service time (work fairness).
+    /// A job costs its service time (work fairness), or what its tenant
+    /// declares of it (see [`super::charge`]).
     Work,
 }
 
@@ -46,17 +47,6 @@ pub enum Cost {
 /// job weighs as much as one second of work (a quantum of `1` means one job
 /// or one second).
 pub const UNITS_PER_JOB: u64 = SECOND;
-
-impl Cost {
-    /// The job's cost in integer units: microseconds of service for `work`,
-    /// [`UNITS_PER_JOB`] for `jobs`.
-    pub fn units(self, job: &Job) -> u64 {
-        match self {
-            Cost::Jobs => UNITS_PER_JOB,
-            Cost::Work => job.service,
-        }
-    }
-}
 
 /// `over`: what a fair-share policy divides the workers among.
 pub const OVER: Param = Param {

@@ -13,6 +13,7 @@
 
 mod aging;
 mod bands;
+pub mod charge;
 mod compose;
 mod drf;
 mod drr;

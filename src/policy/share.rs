@@ -34,7 +34,8 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use super::flows::{self, Cost, FlowId, FlowQueues, OrdF64, Take};
+use super::charge::{self, Charger};
+use super::flows::{self, FlowId, FlowQueues, OrdF64, Take};
 use super::Policy;
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Slot};
@@ -47,13 +48,15 @@ pub const DEFAULT_WINDOW: Time = 60 * SECOND;
 
 pub struct Share {
     flows: FlowQueues,
-    cost: Cost,
+    charger: Charger,
     window: Time,
     weight: Vec<f64>,
-    /// Service in the window, in cost units.
-    served: Vec<u64>,
-    /// (time it leaves the window, flow, units) of started attempts, in time order.
-    leaving: VecDeque<(Time, FlowId, u64)>,
+    /// Service in the window, in cost units (below 0 only when `charge:
+    /// actual` credits an over-declared attempt).
+    served: Vec<i64>,
+    /// (time it leaves the window, flow, units) of started attempts, and of
+    /// `charge: actual`'s settlements, in time order.
+    leaving: VecDeque<(Time, FlowId, i64)>,
     /// Flows believed claimable, by (served / weight, last service stamp, flow).
     ranking: BTreeSet<(OrdF64, u64, FlowId)>,
     /// Each flow's entry in `ranking`, if it has one.
@@ -74,18 +77,18 @@ const WINDOW: Param = Param {
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "share",
     summary: "stateless: the flow whose service in the recent window is furthest below weight / total weight",
-    params: &[flows::OVER, flows::COST, WINDOW],
+    params: &[flows::OVER, flows::COST, WINDOW, charge::CHARGE, charge::QUANTILE],
     build,
 };
 
 pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
     let over = flows::parse_over(&spec.params)?;
-    let cost = flows::parse_cost(&spec.params)?;
+    let charger = Charger::new(&spec.params, sc)?;
     let weight = flows::weights(sc, over);
     let n = weight.len();
     Ok(Box::new(Share {
         flows: FlowQueues::new(sc, over),
-        cost,
+        charger,
         window: spec.params.get(&WINDOW)?,
         weight,
         served: vec![0; n],
@@ -146,7 +149,7 @@ impl Policy for Share {
             match self.flows.take(f, jobs, gate) {
                 Take::Started(slot) => {
                     let i = f as usize;
-                    let units = self.cost.units(jobs.get(slot));
+                    let units = self.charger.units(jobs.get(slot)) as i64;
                     self.served[i] += units;
                     self.leaving.push_back((now.saturating_add(self.window), f, units));
                     self.clock += 1;
@@ -155,6 +158,23 @@ impl Policy for Share {
                     return Some(slot);
                 }
                 Take::Blocked | Take::Empty => self.unrank(f),
+            }
+        }
+    }
+
+    fn on_finish(&mut self, job: &Job, now: Time) {
+        if !self.charger.settles() {
+            return;
+        }
+        // counted from the attempt's end, for a window, like a start
+        let owed = self.charger.settle(job);
+        if owed != 0 {
+            self.expire(now);
+            let f = self.flows.flow_of(job);
+            self.served[f as usize] += owed;
+            self.leaving.push_back((now.saturating_add(self.window), f, owed));
+            if self.rank_of[f as usize].is_some() {
+                self.rank(f);
             }
         }
     }

@@ -29,7 +29,8 @@
 //! served ahead of flows that were tagged later — it is owed service — but
 //! never beyond what its cap allows.
 
-use super::flows::{self, Cost, FlowId, OrdF64};
+use super::charge::{self, Charger};
+use super::flows::{self, FlowId, OrdF64};
 use super::PolicyInfo;
 use super::{KeyedQueue, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
@@ -41,7 +42,7 @@ use crate::time::Time;
 pub struct Wfq {
     queue: KeyedQueue<OrdF64>,
     over: flows::Over,
-    cost: Cost,
+    charger: Charger,
     /// Per flow, side by side: a push reads both.
     flows: Vec<FlowTags>,
     /// System virtual time (see the module comment).
@@ -59,18 +60,18 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "wfq",
     summary:
         "weighted fair queueing: smallest virtual finish tag max(F_prev, V) + L/weight first (self-clocked V)",
-    params: &[flows::OVER, flows::COST],
+    params: &[flows::OVER, flows::COST, charge::CHARGE, charge::QUANTILE],
     build,
 };
 
 pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamError> {
     let over = flows::parse_over(&spec.params)?;
-    let cost = flows::parse_cost(&spec.params)?;
+    let charger = Charger::new(&spec.params, sc)?;
     let weight = flows::weights(sc, over);
     Ok(Box::new(Wfq {
         queue: KeyedQueue::new(sc.tenants.len()),
         over,
-        cost,
+        charger,
         flows: weight.iter().map(|&weight| FlowTags { weight, last_tag: 0.0 }).collect(),
         vtime: 0.0,
     }))
@@ -89,7 +90,7 @@ impl Policy for Wfq {
     fn push(&mut self, job: &Job, slot: Slot, _now: Time) {
         let f = self.flow_of(job) as usize;
         // L in jobs or seconds: units / 1e6 either way
-        let len = self.cost.units(job) as f64 / flows::UNITS_PER_JOB as f64;
+        let len = self.charger.units(job) as f64 / flows::UNITS_PER_JOB as f64;
         let flow = &mut self.flows[f];
         let tag = flow.last_tag.max(self.vtime) + len / flow.weight;
         flow.last_tag = tag;
@@ -104,6 +105,18 @@ impl Policy for Wfq {
 
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
         self.queue.unpark(tenant);
+    }
+
+    fn on_finish(&mut self, job: &Job, _now: Time) {
+        if !self.charger.settles() {
+            return;
+        }
+        // the debt moves the tags of the flow's jobs queued from now on;
+        // jobs already queued keep the tags they were given (see the docs)
+        let owed = self.charger.settle(job) as f64 / flows::UNITS_PER_JOB as f64;
+        let f = self.flow_of(job) as usize;
+        let flow = &mut self.flows[f];
+        flow.last_tag += owed / flow.weight;
     }
 
     fn warm_tenant(&self, tenant: TenantId) {

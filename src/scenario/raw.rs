@@ -334,6 +334,8 @@ pub struct RawEntry {
     pub slice: Option<Spanned<Dur>>,
     /// Extra time each resumed slice costs (reloading the cursor).
     pub resume_overhead: Option<Spanned<Dur>>,
+    /// Cost gaming: what the tenant declares, `{factor: 0.1}`.
+    pub declared: Option<Spanned<RawDeclared>>,
     /// Trace replay: `- trace: {path, format, columns, ...}` (alone in its entry).
     pub trace: Option<Spanned<RawTrace>>,
 }
@@ -391,6 +393,13 @@ pub struct RawArrivals {
     pub stop: Option<Spanned<Dur>>,
     pub count: Option<Spanned<u64>>,
     pub at: Option<Spanned<Dur>>,
+}
+
+/// `declared:` map of a workload entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDeclared {
+    pub factor: Spanned<f64>,
 }
 
 /// `failure:` map.

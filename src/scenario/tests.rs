@@ -347,7 +347,7 @@ fn error_unknown_policy_key() {
         fail("workers: 1\nworkload:\n  - {tenant: A, count: 1, service: 1s}\npolicies:\n  - {policy: drr, quantom: 2}\n");
     assert_eq!(line, 5);
     assert!(msg.contains("policy `drr` does not take `quantom`; did you mean `quantum`?"), "{msg}");
-    assert!(msg.contains("its keys are: over, cost, quantum, label, spare"), "{msg}");
+    assert!(msg.contains("its keys are: over, cost, quantum, charge, quantile, label, spare"), "{msg}");
 }
 
 #[test]

@@ -66,6 +66,8 @@ pub struct EntryGenerator {
     source: PathBuf,
     /// [`crate::core::Arrival::slicing`] of this entry's jobs.
     slicing: u16,
+    /// [`crate::core::Arrival::declared_entry`] of this entry's jobs.
+    declared_entry: u16,
 }
 
 impl EntryGenerator {
@@ -94,6 +96,8 @@ impl EntryGenerator {
             source: source.to_path_buf(),
             // the loader refuses `slice` past entry 65,534
             slicing: if spec.slice.is_some() { (index + 1) as u16 } else { 0 },
+            // likewise `declared`
+            declared_entry: if spec.declared.is_some() { (index + 1) as u16 } else { 0 },
         }
     }
 
@@ -173,6 +177,7 @@ impl Iterator for EntryGenerator {
             failures,
             max_attempts,
             slicing: self.slicing,
+            declared_entry: self.declared_entry,
         })
     }
 }

@@ -12,6 +12,10 @@ use crate::time::{parse_duration, parse_rate, to_secs_f64, Time, HORIZON, HORIZO
 /// z-score of the 99th percentile of the standard normal distribution.
 const Z_P99: f64 = 2.326_347_874_040_840_8;
 
+/// Largest `declared: {factor}`: a job of up to the horizon (2^53 us) then
+/// declares at most 2^53 x 100 < 2^60 us, inside an i64 deficit with room.
+const MAX_DECLARED_FACTOR: f64 = 100.0;
+
 impl Builder<'_> {
     pub(super) fn build_entry(&mut self, e: &Spanned<RawEntry>) -> Result<EntrySpec> {
         let (line, col) = pos(e);
@@ -50,7 +54,38 @@ impl Builder<'_> {
                 ));
             }
         }
-        Ok(EntrySpec { line, tenant, spread, class, arrivals, service, deadline, cost, failure, slice })
+        let declared = r.declared.as_ref().map(|d| self.declared(d)).transpose()?;
+        Ok(EntrySpec {
+            line,
+            tenant,
+            spread,
+            class,
+            arrivals,
+            service,
+            deadline,
+            cost,
+            failure,
+            slice,
+            declared,
+        })
+    }
+
+    /// `declared: {factor: 0.1}`: what the tenant claims, as a multiple of
+    /// the true service. At most [`MAX_DECLARED_FACTOR`], so that a declared
+    /// cost (at most the factor times the horizon) stays far inside the
+    /// policies' integer counters.
+    fn declared(&self, d: &Spanned<RawDeclared>) -> Result<Declared> {
+        let f = &d.value.factor;
+        if !(f.value.is_finite() && f.value > 0.0 && f.value <= MAX_DECLARED_FACTOR) {
+            return Err(self.err_at(
+                f,
+                format!(
+                    "declared `factor` {} must be a number above 0 and at most {MAX_DECLARED_FACTOR}, e.g. 0.1 for a tenant claiming a tenth of its true service",
+                    f.value
+                ),
+            ));
+        }
+        Ok(Declared { factor: f.value })
     }
 
     /// `slice: 2m` and `resume_overhead: 1s`.

@@ -9,6 +9,10 @@ use crate::model::{CapacityChange, Loss, PolicySpec, Slowdown};
 use crate::scenario::raw::{RawCapacityChange, RawSlowdown};
 use crate::time::{HORIZON, HORIZON_TEXT};
 
+/// Most capacity changes: a job killed by each still counts its attempts
+/// in a byte (at most 100 planned, plus one per kill).
+const MAX_CHANGES: usize = 100;
+
 /// Largest slowdown factor: a million times longer is already an outage.
 const MAX_FACTOR: f64 = 1e6;
 
@@ -34,6 +38,12 @@ impl Builder<'_> {
                     "policy `{}` runs on a topology, whose pools keep their size: `capacity` changes the workers of the default pool only; drop `topology:` from this entry or `capacity:`",
                     p.label
                 ),
+            ));
+        }
+        if list.value.len() > MAX_CHANGES {
+            return Err(self.err_at(
+                list,
+                format!("at most {MAX_CHANGES} capacity changes (each kill is an extra attempt a job may have to count); merge changes or model a longer outage as one"),
             ));
         }
         let mut out: Vec<CapacityChange> = Vec::with_capacity(list.value.len());

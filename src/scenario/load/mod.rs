@@ -360,6 +360,9 @@ impl<'a> Builder<'a> {
                     if entry.slice.is_some() && entries.len() >= u16::MAX as usize - 1 {
                         return Err(self.err_at(e, "`slice` is supported on the first 65,534 generator entries only; move this entry up"));
                     }
+                    if entry.declared.is_some() && entries.len() >= u16::MAX as usize - 1 {
+                        return Err(self.err_at(e, "`declared` is supported on the first 65,534 generator entries only; move this entry up"));
+                    }
                     jobs += entry.arrivals.expected_count();
                     entries.push(entry);
                 }

@@ -61,6 +61,7 @@ impl Builder<'_> {
             ("deadline", r.deadline.is_some()),
             ("cost", r.cost.is_some()),
             ("failure", r.failure.is_some()),
+            ("declared", r.declared.is_some()),
         ];
         match others.iter().find(|(_, set)| *set) {
             Some((k, _)) => Err(self.err_at(

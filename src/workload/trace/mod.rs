@@ -424,6 +424,7 @@ impl TraceSource {
                 failures: 0,
                 max_attempts: 1,
                 slicing: 0,
+                declared_entry: 0,
             });
         }
     }
