@@ -360,6 +360,8 @@ impl<'s> Engine<'s> {
                 self.admission.on_left_queue(&job, self.now);
             }
             self.rec.on_expired(self.sc, &job, self.now, self.loads[t].queued)?;
+            // a stale slicing state would be applied to the next job given this slot
+            self.sliced.remove(&slot);
             self.jobs.remove(slot);
             if let Some(a) = self.audit.as_mut() {
                 if self.loads[t].queued == 0 {
