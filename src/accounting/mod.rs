@@ -290,11 +290,26 @@ impl Recorder {
     }
 
     /// A queued job was dropped by the policy; `queued` is its tenant's queue length after.
-    pub fn on_expired(&mut self, sc: &Scenario, job: &Job, now: Time, queued: u64) -> Result<()> {
-        if let Some(l) = self.logs.as_mut() {
-            l.on_expired(job, queued);
+    /// `whole` is the job's whole service, for `jobs.csv` (a sliced job's
+    /// `service` holds its pending slice, which the fairness ledger counted
+    /// as queued and now drops).
+    pub fn on_expired(
+        &mut self,
+        sc: &Scenario,
+        job: &Job,
+        now: Time,
+        queued: u64,
+        whole: Time,
+    ) -> Result<()> {
+        self.events += 1;
+        self.tally.on_end(sc, job, now, Outcome::Expired);
+        match self.logs.as_mut() {
+            Some(l) => {
+                l.on_expired(job, queued);
+                l.on_end(sc, &Job { service: whole, ..job.clone() }, now, Outcome::Expired)
+            }
+            None => Ok(()),
         }
-        self.on_end(sc, job, now, Outcome::Expired)
     }
 
     /// A job's life ended.

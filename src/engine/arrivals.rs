@@ -21,6 +21,8 @@ pub(super) struct PutOff {
     held: HashMap<u64, (Job, Option<Slicing>)>,
     /// Deferred jobs by (claimable time, job id, slot).
     deferred: BinaryHeap<Reverse<(Time, u64, Slot)>>,
+    /// Failed jobs waiting out their retry backoff, likewise.
+    pub(super) backoff: BinaryHeap<Reverse<(Time, u64, Slot)>>,
 }
 
 impl PutOff {
@@ -28,7 +30,8 @@ impl PutOff {
     pub(super) fn next(&self) -> Time {
         let r = self.resend.peek().map_or(Time::MAX, |r| r.0 .0);
         let d = self.deferred.peek().map_or(Time::MAX, |r| r.0 .0);
-        r.min(d)
+        let b = self.backoff.peek().map_or(Time::MAX, |r| r.0 .0);
+        r.min(d).min(b)
     }
 }
 
@@ -86,7 +89,8 @@ impl Engine<'_> {
     }
 
     /// Brings back the jobs put off until now: re-sent jobs go through
-    /// admission again, deferred ones become claimable.
+    /// admission again, deferred ones and retries after their backoff
+    /// become claimable.
     pub(super) fn come_back(&mut self) -> Result<()> {
         while let Some(&Reverse((at, seq))) = self.put_off.resend.peek() {
             if at > self.now {
@@ -103,6 +107,13 @@ impl Engine<'_> {
             }
             self.put_off.deferred.pop();
             self.admission.on_claimable(self.jobs.get(slot));
+            self.enqueue(slot);
+        }
+        while let Some(&Reverse((at, _, slot))) = self.put_off.backoff.peek() {
+            if at > self.now {
+                break;
+            }
+            self.put_off.backoff.pop();
             self.enqueue(slot);
         }
         Ok(())

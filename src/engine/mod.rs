@@ -20,6 +20,7 @@ mod arrivals;
 mod audit;
 mod faults;
 mod parked;
+mod retry;
 mod slicing;
 
 use std::collections::VecDeque;
@@ -121,6 +122,8 @@ pub struct Engine<'s> {
     progress: Option<&'s dyn Fn(Time, u64)>,
     audit: Option<Audit>,
     faults: faults::Faults<'s>,
+    /// Retries counted per tenant for `retry: {budget}`.
+    retry_budgets: std::collections::HashMap<TenantId, crate::admission::limit::SlidingWindow>,
 }
 
 impl<'s> Engine<'s> {
@@ -166,6 +169,7 @@ impl<'s> Engine<'s> {
             progress: None,
             audit: None,
             faults: faults::Faults::new(sc),
+            retry_budgets: std::collections::HashMap::new(),
         })
     }
 
@@ -359,9 +363,12 @@ impl<'s> Engine<'s> {
             if job.slices == 0 && self.admission_counts {
                 self.admission.on_left_queue(&job, self.now);
             }
-            self.rec.on_expired(self.sc, &job, self.now, self.loads[t].queued)?;
             // a stale slicing state would be applied to the next job given this slot
-            self.sliced.remove(&slot);
+            let whole = match self.sliced.remove(&slot) {
+                Some(s) => s.total + Time::from(s.done.saturating_sub(1)) * s.overhead,
+                None => job.service,
+            };
+            self.rec.on_expired(self.sc, &job, self.now, self.loads[t].queued, whole)?;
             self.jobs.remove(slot);
             if let Some(a) = self.audit.as_mut() {
                 if self.loads[t].queued == 0 {
@@ -535,9 +542,7 @@ impl<'s> Engine<'s> {
                 self.rec.on_end(self.sc, &job, now, Outcome::Failed)?;
                 self.jobs.remove(slot);
             } else {
-                // a retry is the same job, charged to the same tenant, claimable again now
-                self.jobs.get_mut(slot).ready = now;
-                self.enqueue(slot);
+                self.retry(slot)?;
             }
         } else {
             self.loads[t as usize].completed += 1;

@@ -14,7 +14,7 @@ pub mod trace;
 pub mod workload;
 
 pub use admission::{Action, AdmissionChoice, AdmissionRule, AdmissionSet, Bound, Limit, Predictor, Scope};
-pub use faults::{CapacityChange, Loss, Slowdown};
+pub use faults::{Backoff, CapacityChange, Loss, RetrySpec, Slowdown};
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
 pub use tenants::{GeneratedSet, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
@@ -86,6 +86,8 @@ pub struct Scenario {
     pub capacity: Vec<CapacityChange>,
     /// Dependency slowdowns (`slowdowns:`).
     pub slowdowns: Vec<Slowdown>,
+    /// Backoff and budget of retries after failed attempts (`retry:`).
+    pub retry: Option<RetrySpec>,
     /// Named rule sets (`admission_sets:`) a policy entry may pick instead.
     pub admission_sets: Vec<AdmissionSet>,
 }

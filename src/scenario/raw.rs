@@ -138,6 +138,33 @@ pub struct RawScenario {
     pub admission_sets: Option<Spanned<NamedMap<Spanned<RawRules>>>>,
     pub capacity: Option<Spanned<Vec<Spanned<RawCapacityChange>>>>,
     pub slowdowns: Option<Spanned<Vec<Spanned<RawSlowdown>>>>,
+    pub retry: Option<Spanned<RawRetry>>,
+}
+
+/// `retry: {backoff: {exponential: 1s, max: 5m}, jitter: 0.5, budget:
+/// {limit: 100, window: 1m}}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRetry {
+    pub backoff: Option<Spanned<RawBackoff>>,
+    pub jitter: Option<Spanned<f64>>,
+    pub budget: Option<Spanned<RawRetryBudget>>,
+}
+
+/// `{fixed: 10s}` or `{exponential: 1s, max: 5m}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBackoff {
+    pub fixed: Option<Spanned<Dur>>,
+    pub exponential: Option<Spanned<Dur>>,
+    pub max: Option<Spanned<Dur>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRetryBudget {
+    pub limit: Spanned<u32>,
+    pub window: Spanned<Dur>,
 }
 
 /// `{at: 10m, workers: 4, loss: kill}`.
@@ -199,6 +226,7 @@ impl RawScenario {
             && self.admission.is_none()
             && self.capacity.is_none()
             && self.slowdowns.is_none()
+            && self.retry.is_none()
             && self.admission_sets.is_none()
     }
 }

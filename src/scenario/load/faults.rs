@@ -5,9 +5,9 @@ use serde_saphyr::Spanned;
 
 use super::Builder;
 use crate::error::Result;
-use crate::model::{CapacityChange, Loss, PolicySpec, Slowdown};
-use crate::scenario::raw::{RawCapacityChange, RawSlowdown};
-use crate::time::{HORIZON, HORIZON_TEXT};
+use crate::model::{Backoff, CapacityChange, Loss, PolicySpec, RetrySpec, Slowdown};
+use crate::scenario::raw::{RawCapacityChange, RawRetry, RawSlowdown};
+use crate::time::{Time, HORIZON, HORIZON_TEXT};
 
 /// Most capacity changes: a job killed by each still counts its attempts
 /// in a byte (at most 100 planned, plus one per kill).
@@ -110,5 +110,58 @@ impl Builder<'_> {
             out.push(Slowdown { from, to, factor, tenant, class });
         }
         Ok(out)
+    }
+
+    pub(super) fn build_retry(&self, raw: &Spanned<RawRetry>) -> Result<RetrySpec> {
+        let r = &raw.value;
+        let limit = |d: &Spanned<crate::scenario::raw::Dur>, key: &str| -> Result<Time> {
+            let t = self.pos_dur(d, key)?;
+            match t < HORIZON / 2 {
+                true => Ok(t),
+                false => Err(self.err_at(d, format!("`{key}` must stay under half of {HORIZON_TEXT}, or a retry would come back past the end of simulated time"))),
+            }
+        };
+        let backoff = match &r.backoff {
+            None => None,
+            Some(b) => Some(match (&b.value.fixed, &b.value.exponential, &b.value.max) {
+                (Some(f), None, None) => Backoff::Fixed(limit(f, "fixed")?),
+                (None, Some(e), Some(m)) => {
+                    let (base, max) = (limit(e, "exponential")?, limit(m, "max")?);
+                    if max < base {
+                        return Err(self.err_at(m, "`max` must be at least the first wait (`exponential`)"));
+                    }
+                    Backoff::Exponential { base, max }
+                }
+                (None, Some(_), None) => {
+                    return Err(self.err_at(b, "`exponential` backoff needs `max:`, the longest wait (e.g. `{exponential: 1s, max: 5m}`)"))
+                }
+                _ => {
+                    return Err(self.err_at(
+                        b,
+                        "`backoff` is `{fixed: D}` or `{exponential: D, max: D}` (the first wait, doubling up to max)",
+                    ))
+                }
+            }),
+        };
+        let jitter = match &r.jitter {
+            None => 0.0,
+            Some(j) if j.value.is_finite() && (0.0..=1.0).contains(&j.value) => j.value,
+            Some(j) => return Err(self.err_at(
+                j,
+                "`jitter` must be from 0 (none) to 1 (full jitter: a wait uniform between 0 and the backoff)",
+            )),
+        };
+        if jitter > 0.0 && backoff.is_none() {
+            let j = r.jitter.as_ref().expect("jitter given");
+            return Err(self.err_at(j, "`jitter` shortens a `backoff`; give `backoff:` too"));
+        }
+        let budget = match &r.budget {
+            None => None,
+            Some(b) if b.value.limit.value == 0 => {
+                return Err(self.err_at(&b.value.limit, "`limit` must be at least 1 (0 would fail every job at its first failure: drop `failure:` instead)"))
+            }
+            Some(b) => Some((b.value.limit.value, self.pos_dur(&b.value.window, "window")?)),
+        };
+        Ok(RetrySpec { backoff, jitter, budget })
     }
 }

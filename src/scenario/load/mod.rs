@@ -246,6 +246,7 @@ impl<'a> Builder<'a> {
         let policies = self.build_policies(raw.policies.as_ref())?;
         let capacity = self.build_capacity(raw.capacity.as_ref(), workers, &policies)?;
         let slowdowns = self.build_slowdowns(raw.slowdowns.as_ref())?;
+        let retry = raw.retry.as_ref().map(|r| self.build_retry(r)).transpose()?;
         for p in &policies {
             let Some(s) = p.slice else { continue };
             // each slice is an event: at most a million per job of mean size
@@ -278,6 +279,7 @@ impl<'a> Builder<'a> {
             admission,
             capacity,
             slowdowns,
+            retry,
             admission_sets,
         })
     }
