@@ -93,8 +93,11 @@ workload:
         (20.0, 4.0, 20.0)
     );
     assert_eq!((jobs[0]["finish"].as_str(), jobs[1]["finish"].as_str()), ("10", "20"));
-    // the kill is an attempt started, not a failure: job 1 completes
-    assert_eq!((jobs[1]["attempts"].as_str(), jobs[1]["outcome"].as_str()), ("2", "completed"));
+    // the kill is a start (slices), neither an attempt nor a failure: job 1 completes
+    assert_eq!(
+        (jobs[1]["attempts"].as_str(), jobs[1]["slices"].as_str(), jobs[1]["outcome"].as_str()),
+        ("1", "2", "completed")
+    );
     let a = sum.iter().find(|r| r["name"] == "A").expect("tenant A row");
     assert_eq!((secs(&a["service"]), secs(&a["lost_work"]), secs(&a["goodput"])), (24.0, 4.0, 20.0));
     // 2 workers for 4 s, then 1 for 16 s: 24 worker-seconds, all busy
@@ -252,4 +255,45 @@ admission:
     assert_eq!(cmp[0]["rejected"], "5");
     let (cmp, _, _) = run_fifo(&text("capacity: [{at: 5s, workers: 1}]\n"));
     assert_eq!(cmp[0]["rejected"], "7");
+}
+
+#[test]
+fn a_reserve_preempts_its_newest_borrower_and_a_checkpoint_keeps_its_progress() {
+    // Two workers, one reserved for `urgent`. B's two 10 s batch jobs start
+    // at 0 on both (borrowing the reserve); U's urgent 1 s job arrives at 4 s.
+    // none: it waits for the first end, 10 s (wait 6 s). restart: the newest
+    // borrower (both started at 0: the higher id, job 1) stops at 4 s, its
+    // 4 s lost; U runs 4-5, job 1 again 5-15. checkpoint 1s: job 1 keeps 4 -
+    // 1 = 3 s of progress and runs its last 7 s 5-12, losing 1 s. Goodput is
+    // 21 s in every case; jobs.csv keeps job 1's whole service, 10 s.
+    let text = |preempt: &str| {
+        format!(
+            "workers: 2
+classes: {{urgent: {{}}, batch: {{}}}}
+workload:
+  - {{tenant: B, class: batch, count: 2, service: 10s}}
+  - {{tenant: U, class: urgent, arrivals: {{batch: 1, at: 4s}}, service: 1s}}
+policies: [{{policy: reserve, class: urgent, workers: 1{preempt}}}]
+"
+        )
+    };
+    let cases = [
+        ("", "10", "10", 0.0),
+        (", preempt: restart", "4", "15", 4.0),
+        (", preempt: checkpoint, checkpoint: 1s", "4", "12", 1.0),
+    ];
+    for (preempt, urgent_start, job1_end, lost) in cases {
+        let (_dir, out) = run_yaml(&text(preempt), &["--no-plots"]);
+        let jobs = read_csv(&out.join("reserve/jobs.csv"));
+        let job = |id: &str| jobs.iter().find(|j| j["job"] == id).expect("job row").clone();
+        let cmp = read_csv(&out.join("comparison.csv"));
+        assert_eq!(
+            (job("2")["start"].as_str(), job("1")["finish"].as_str(), job("1")["service"].as_str()),
+            (urgent_start, job1_end, "10"),
+            "{preempt}"
+        );
+        assert_eq!((col(&cmp, 0, "lost_work"), col(&cmp, 0, "goodput")), (lost, 21.0), "{preempt}");
+    }
+    let err = validate_error(&text(", checkpoint: 1s"), "p.yaml");
+    assert!(err.contains("`checkpoint` goes with `preempt: checkpoint`"), "{err}");
 }

@@ -330,6 +330,28 @@ policies: [{policy}]
 }
 
 #[test]
+fn a_sliced_job_has_one_wait_however_many_slices_it_runs() {
+    // One worker: A's 6 s job in 2 s slices and B's 1 s job, both at 0.
+    // fifo: A 0-2, B 2-3 (wait 2), A 3-5 and 5-7. Two jobs, two waits: A's
+    // 0 and B's 2, mean 1 s; A's tenant row has one wait, 0 s. (Each of A's
+    // later slices once counted as a wait of its own: A's mean came out
+    // 1/3 s and the run's 0.75 s.)
+    let dir = tempdir();
+    let sc = dir.path().join("t.yaml");
+    let text = "workers: 1
+workload:
+  - {tenant: A, count: 1, service: 6s, slice: 2s}
+  - {tenant: B, count: 1, service: 1s}
+";
+    std::fs::write(&sc, text).expect("write");
+    run(&sc, &dir.path().join("out"), &["--policy", "fifo", "--no-plots"]);
+    let rows = read_csv(&dir.path().join("out/fifo/summary.csv"));
+    let row = |name: &str| rows.iter().find(|r| r["name"] == name).expect("row").clone();
+    assert_eq!((secs(&row("all")["wait_mean"]), secs(&row("all")["wait_max"])), (1.0, 2.0));
+    assert_eq!((secs(&row("A")["wait_mean"]), secs(&row("A")["wait_max"])), (0.0, 0.0));
+}
+
+#[test]
 fn a_tenant_becoming_active_waits_for_the_next_round_its_planning_and_the_batch_ahead() {
     // One worker, 1 s jobs; A floods 1,000 at t = 0, B sends one at 12 s.
     // The planner wakes every 10 s; planning costs 0.5 s + 0.1 s per active

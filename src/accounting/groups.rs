@@ -170,7 +170,8 @@ pub struct GroupStats {
     /// Worker time (in `service`) that did no useful work: failed attempts,
     /// the extra of slowed attempts, and `lost`.
     pub wasted: Time,
-    /// Work of attempts a capacity loss killed (part of `wasted`).
+    /// Work lost by stopped attempts: capacity kills and preemptions (part
+    /// of `wasted`).
     pub lost: Time,
 }
 

@@ -105,8 +105,8 @@ impl Tally {
 
     pub fn on_start(&mut self, job: &Job, now: Time) {
         let age = now - job.ready;
-        if job.attempts == 1 {
-            // its age is its wait; the groups' oldest_age_max take the largest
+        if job.slices == 1 {
+            // its first start (not a later slice of its first attempt): its age is its wait; the groups' oldest_age_max take the largest
             // wait at the end (see `finish`), so the tenant's figures are not touched now
             self.samples.wait(age, job.tenant, job.class);
         } else {

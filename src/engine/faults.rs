@@ -6,9 +6,14 @@
 //! (`kill`), newest attempt first, as Kubernetes scales a ReplicaSet down by
 //! deleting the pods that have run the shortest time: that loses the least
 //! work. A killed attempt's work is lost and charged to its tenant; the job
-//! goes back to its queue. The killed attempt still counts as one started
-//! (`attempts`), and the job's planned failures move up by one, so a kill
-//! neither spends nor causes a failure.
+//! goes back to its queue. A stopped attempt does not count in `attempts`
+//! (it shows in `slices`, every start), so a kill neither spends nor causes
+//! a failure.
+//!
+//! A policy that preempts (`reserve` with `preempt:`) stops attempts the
+//! same way, newest first among those it allows, but the workers stay: the
+//! job it stopped them for takes them. At a checkpoint the stopped job keeps
+//! its progress less the work since the checkpoint.
 
 use std::collections::{HashMap, HashSet};
 
@@ -34,6 +39,9 @@ pub(super) struct Faults<'s> {
     pub(super) slowdowns: &'s [Slowdown],
     /// Attempts a slowdown stretched: slot -> the attempt's length.
     pub(super) stretched: HashMap<Slot, Time>,
+    /// Jobs preempted at a checkpoint, whose `service` is now what is left:
+    /// slot -> their whole service, restored when the attempt ends.
+    pub(super) resumed: HashMap<Slot, Time>,
 }
 
 impl<'s> Faults<'s> {
@@ -47,6 +55,7 @@ impl<'s> Faults<'s> {
             steps: vec![(0, u64::from(sc.workers))],
             slowdowns: &sc.slowdowns,
             stretched: HashMap::new(),
+            resumed: HashMap::new(),
         }
     }
 
@@ -138,11 +147,12 @@ impl Engine<'_> {
                 match c.loss {
                     Loss::Drain => f.retiring += busy,
                     Loss::Kill => {
-                        // stopping more than the attempts that still hold a
-                        // worker is not possible; the rest are retiring ones
-                        let held = (self.running.len() as u64).saturating_sub(f.retiring);
-                        self.kill(busy.min(held))?;
-                        self.faults.retiring -= busy - busy.min(held);
+                        // the idle went first, so each worker still to remove
+                        // runs an attempt of its own (not a retiring one's)
+                        debug_assert!(busy <= self.running.len() as u64 - f.retiring);
+                        if busy > 0 {
+                            self.kill(busy)?;
+                        }
                     }
                 }
             }
@@ -154,15 +164,38 @@ impl Engine<'_> {
     }
 
     /// Stops the `n` newest running attempts (latest start, then highest job
-    /// id) and puts their jobs back in their queues.
+    /// id) and puts their jobs back in their queues; their workers leave.
     fn kill(&mut self, n: u64) -> Result<()> {
-        if n == 0 {
-            return Ok(());
+        let victims = self.newest(n as usize, |_| true);
+        for (started, slot) in victims {
+            self.stop(slot, started, None)?;
         }
-        let now = self.now;
+        Ok(())
+    }
+
+    /// Stops the newest preemptible attempts the policy asked for; their
+    /// workers stay, free for the jobs the policy stopped them for.
+    pub(super) fn preempt(&mut self, p: crate::policy::Preemption) -> Result<()> {
+        let allowed: HashSet<Slot> = (self.running.iter())
+            .filter(|a| self.policy.preemptible(self.jobs.get(a.slot)))
+            .map(|a| a.slot)
+            .collect();
+        let victims = self.newest(p.count as usize, |slot| allowed.contains(&slot));
+        for (started, slot) in victims {
+            self.stop(slot, started, Some(p.checkpoint))?;
+            self.free_workers += 1;
+        }
+        Ok(())
+    }
+
+    /// Takes out of the running heap the `n` attempts of jobs `keep` allows
+    /// that started last (ties: higher job id first): (start, slot) in job
+    /// id order, so the re-queued jobs enter their queues in a fixed order.
+    fn newest(&mut self, n: usize, keep: impl Fn(Slot) -> bool) -> Vec<(Time, Slot)> {
         let mut by_start: Vec<(Time, u64, Slot)> = self
             .running
             .iter()
+            .filter(|a| keep(a.slot))
             .map(|a| {
                 let job = self.jobs.get(a.slot);
                 let len = self.faults.stretched.get(&a.slot).copied().unwrap_or(job.service);
@@ -170,40 +203,56 @@ impl Engine<'_> {
             })
             .collect();
         by_start.sort_unstable_by(|a, b| b.cmp(a));
-        by_start.truncate(n as usize);
+        by_start.truncate(n);
         let victims: HashSet<Slot> = by_start.iter().map(|v| v.2).collect();
         self.running.retain(|a| !victims.contains(&a.slot));
-        // in job id order, so the re-queued jobs enter their queues in a fixed order
         by_start.sort_unstable_by_key(|v| v.1);
-        for (started, _, slot) in by_start {
-            self.faults.stretched.remove(&slot);
-            let lost = now - started;
-            let job = self.jobs.get(slot);
-            let (t, cost) = (job.tenant as usize, job.cost);
-            self.rec.on_attempt_end(job, now, lost);
-            self.rec.on_lost(job, lost, true);
-            self.policy.on_finish(job, now);
-            for (free, c) in self.free_res.iter_mut().zip(cost) {
-                *free += c;
-            }
-            let load = &mut self.loads[t];
-            load.running -= 1;
-            if load.parked == Some(Skip::AtCap) && load.running < load.cap && self.cap_delay.is_none() {
-                load.parked = None;
-                self.policy.unpark(t as u32, &self.jobs, now);
-            }
-            // a killed slice restarts itself; a killed first slice (or whole
-            // job) restarts its attempt, which must not count as a failure
-            let restarts_attempt = self.sliced.get(&slot).is_none_or(|s| s.done == 0);
-            let job = self.jobs.get_mut(slot);
-            if restarts_attempt {
-                job.failures = job.failures.saturating_add(1);
-                job.max_attempts = job.max_attempts.saturating_add(1);
-            }
-            debug_assert_eq!(job.state, JobState::Running);
-            job.ready = now;
-            self.enqueue(slot);
+        by_start.into_iter().map(|(t, _, slot)| (t, slot)).collect()
+    }
+
+    /// Ends the attempt in `slot` (started at `started`, already out of the
+    /// running heap) and re-queues its job. `keep`: `None` (a kill) or
+    /// `Some(None)` (preempted, restart) loses the attempt's work;
+    /// `Some(Some(c))` (preempted at a checkpoint) keeps all but the last `c`
+    /// of it, so the job has that much less to run.
+    fn stop(&mut self, slot: Slot, started: Time, keep: Option<Option<Time>>) -> Result<()> {
+        let now = self.now;
+        self.faults.stretched.remove(&slot);
+        let elapsed = now - started;
+        let job = self.jobs.get(slot);
+        let (t, cost) = (job.tenant as usize, job.cost);
+        let sliced = self.sliced.contains_key(&slot);
+        // a slice restarts whole; an unsliced job keeps what its checkpoint saved
+        let kept = match keep {
+            Some(Some(c)) if !sliced => elapsed.saturating_sub(c).min(job.service.saturating_sub(1)),
+            _ => 0,
+        };
+        self.rec.on_attempt_end(job, now, elapsed);
+        self.rec.on_lost(job, elapsed - kept, true);
+        self.policy.on_finish(job, now);
+        for (free, c) in self.free_res.iter_mut().zip(cost) {
+            *free += c;
         }
+        let load = &mut self.loads[t];
+        load.running -= 1;
+        if load.parked == Some(Skip::AtCap) && load.running < load.cap && self.cap_delay.is_none() {
+            load.parked = None;
+            self.policy.unpark(t as u32, &self.jobs, now);
+        }
+        // the stopped attempt does not count as one (it shows in `slices`,
+        // every start); a killed slice of a resumed attempt continues it
+        let restarts_attempt = self.sliced.get(&slot).is_none_or(|s| s.done == 0);
+        let job = self.jobs.get_mut(slot);
+        if restarts_attempt {
+            job.attempts -= 1;
+        }
+        if kept > 0 {
+            self.faults.resumed.entry(slot).or_insert(job.service);
+            job.service -= kept;
+        }
+        debug_assert_eq!(job.state, JobState::Running);
+        job.ready = now;
+        self.enqueue(slot);
         Ok(())
     }
 }

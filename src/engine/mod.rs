@@ -122,6 +122,8 @@ pub struct Engine<'s> {
     progress: Option<&'s dyn Fn(Time, u64)>,
     audit: Option<Audit>,
     faults: faults::Faults<'s>,
+    /// Whether the policy may ask for running attempts to be stopped.
+    preempts: bool,
     /// Retries counted per tenant for `retry: {budget}`.
     retry_budgets: std::collections::HashMap<TenantId, crate::admission::limit::SlidingWindow>,
 }
@@ -138,6 +140,7 @@ impl<'s> Engine<'s> {
             true => Box::new(AcceptAll),
             false => Box::new(Rules::new(sc)),
         };
+        let policy_preempts = policy.preempts();
         let loads =
             sc.tenants.caps().into_iter().map(|cap| TenantLoad { cap, ..Default::default() }).collect();
         Ok(Engine {
@@ -169,6 +172,7 @@ impl<'s> Engine<'s> {
             progress: None,
             audit: None,
             faults: faults::Faults::new(sc),
+            preempts: policy_preempts,
             retry_budgets: std::collections::HashMap::new(),
         })
     }
@@ -366,7 +370,7 @@ impl<'s> Engine<'s> {
             // a stale slicing state would be applied to the next job given this slot
             let whole = match self.sliced.remove(&slot) {
                 Some(s) => s.total + Time::from(s.done.saturating_sub(1)) * s.overhead,
-                None => job.service,
+                None => self.faults.resumed.remove(&slot).unwrap_or(job.service),
             };
             self.rec.on_expired(self.sc, &job, self.now, self.loads[t].queued, whole)?;
             self.jobs.remove(slot);
@@ -380,6 +384,11 @@ impl<'s> Engine<'s> {
     }
 
     fn dispatch(&mut self) -> Result<()> {
+        if self.preempts && self.free_workers == 0 && self.queued_total > 0 {
+            if let Some(p) = self.policy.preemption() {
+                self.preempt(p)?;
+            }
+        }
         if self.free_workers > 0 && self.queued_total > 0 && self.rec.lists_parked() {
             self.log_still_parked();
         }
@@ -530,6 +539,12 @@ impl<'s> Engine<'s> {
             true => (ran, excess),
             false => self.attempt_time(slot, ran, excess),
         };
+        if !self.faults.resumed.is_empty() {
+            // a job resumed after a checkpoint ran what was left: whole again
+            if let Some(whole) = self.faults.resumed.remove(&slot) {
+                self.jobs.get_mut(slot).service = whole;
+            }
+        }
         if !self.sliced.is_empty() && self.next_slice(slot) {
             return Ok(());
         }

@@ -100,6 +100,29 @@ pub trait Policy {
     /// reaches through it (the back of the tenant's queue, which a push
     /// links the new job behind). Must not change state.
     fn warm_queue_back(&self, _tenant: TenantId) {}
+    /// Whether the policy ever asks for running attempts to be stopped
+    /// (asked once per run, so others pay nothing).
+    fn preempts(&self) -> bool {
+        false
+    }
+    /// With every worker busy: how many running attempts the policy wants
+    /// stopped now, and what stopping one keeps.
+    fn preemption(&self) -> Option<Preemption> {
+        None
+    }
+    /// Whether the running attempt of `job` may be stopped.
+    fn preemptible(&self, _job: &Job) -> bool {
+        false
+    }
+}
+
+/// Running attempts a policy wants stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preemption {
+    pub count: u32,
+    /// `None`: the job's progress is lost (it restarts); `Some(c)`: it keeps
+    /// its progress less `c`, the work since its last checkpoint.
+    pub checkpoint: Option<Time>,
 }
 
 /// Builds a policy from its spec and the scenario.

@@ -20,7 +20,7 @@
 //! Cost: two arrival-ordered queues, O(log n) per dispatch.
 
 use super::PolicyInfo;
-use super::{KeyedQueue, Policy};
+use super::{KeyedQueue, Policy, Preemption};
 use crate::core::{Gate, Job, JobTable, Skip, Slot};
 use crate::model::policy::ParamError;
 use crate::model::{ClassId, Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
@@ -35,7 +35,24 @@ pub struct Reserve {
     queued: u64,
     owner: KeyedQueue<Time>,
     others: KeyedQueue<Time>,
+    /// `preempt`: whether a borrower is stopped for a waiting job of the
+    /// class, and what it keeps (see [`Preemption::checkpoint`]).
+    preempt: Option<Option<Time>>,
 }
+
+const PREEMPT: Param = Param {
+    name: "preempt",
+    kind: ParamKind::Word(&["none", "restart", "checkpoint"]),
+    default: ParamDefault::Word("none"),
+    doc: "when the class waits and borrowers hold its reserve, stop the newest borrower: restart (its work is lost) or checkpoint (it keeps its progress less `checkpoint`)",
+};
+
+const CHECKPOINT: Param = Param {
+    name: "checkpoint",
+    kind: ParamKind::Duration,
+    default: ParamDefault::Duration(0),
+    doc: "with `preempt: checkpoint`: the work a stopped borrower loses (since its last checkpoint)",
+};
 
 const CLASS: Param = Param {
     name: "class",
@@ -54,7 +71,7 @@ const WORKERS: Param = Param {
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "reserve",
     summary: "reserved capacity with borrowing: `workers` held for `class`, lent to others while that class has no queued job; arrival order otherwise",
-    params: &[CLASS, WORKERS],
+    params: &[CLASS, WORKERS, PREEMPT, CHECKPOINT],
     build,
 };
 
@@ -69,7 +86,17 @@ pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamE
             format!("`workers: {reserved}` must be between 1 and the pool's {} workers", sc.workers),
         ));
     }
+    let checkpoint: Time = spec.params.get(&CHECKPOINT)?;
+    let preempt = match spec.params.get::<&str>(&PREEMPT)? {
+        "restart" => Some(None),
+        "checkpoint" => Some(Some(checkpoint)),
+        _ => None,
+    };
+    if checkpoint > 0 && preempt != Some(Some(checkpoint)) {
+        return Err(ParamError::at(&CHECKPOINT, "`checkpoint` goes with `preempt: checkpoint`"));
+    }
     Ok(Box::new(Reserve {
+        preempt,
         class,
         reserved,
         running: 0,
@@ -146,6 +173,23 @@ impl Policy for Reserve {
         if job.class == self.class {
             self.running -= 1;
         }
+    }
+
+    fn preempts(&self) -> bool {
+        self.preempt.is_some()
+    }
+
+    /// One borrower per waiting job of the class, up to the reserved
+    /// workers the class does not use.
+    fn preemption(&self) -> Option<Preemption> {
+        let checkpoint = self.preempt?;
+        let count =
+            self.reserved.saturating_sub(self.running).min(self.queued.min(u64::from(u32::MAX)) as u32);
+        (count > 0).then_some(Preemption { count, checkpoint })
+    }
+
+    fn preemptible(&self, job: &Job) -> bool {
+        job.class != self.class
     }
 }
 

@@ -58,7 +58,7 @@ pub struct Comparison {
     pub deferred: u64,
     /// Useful work done: service of the attempts that completed their jobs.
     pub goodput: Secs,
-    /// Work of attempts a capacity loss killed.
+    /// Work lost by stopped attempts (capacity kills, preemptions).
     pub lost_work: Secs,
 }
 

@@ -9,9 +9,9 @@ use crate::model::{Backoff, CapacityChange, Loss, PolicySpec, RetrySpec, Slowdow
 use crate::scenario::raw::{RawCapacityChange, RawRetry, RawSlowdown};
 use crate::time::{Time, HORIZON, HORIZON_TEXT};
 
-/// Most capacity changes: a job killed by each still counts its attempts
-/// in a byte (at most 100 planned, plus one per kill).
-const MAX_CHANGES: usize = 100;
+/// Most capacity changes: each is a few events, but a schedule of more
+/// than this belongs in a trace of its own (not built), not in YAML.
+const MAX_CHANGES: usize = 10_000;
 
 /// Largest slowdown factor: a million times longer is already an outage.
 const MAX_FACTOR: f64 = 1e6;
@@ -43,7 +43,9 @@ impl Builder<'_> {
         if list.value.len() > MAX_CHANGES {
             return Err(self.err_at(
                 list,
-                format!("at most {MAX_CHANGES} capacity changes (each kill is an extra attempt a job may have to count); merge changes or model a longer outage as one"),
+                format!(
+                    "at most {MAX_CHANGES} capacity changes; merge changes or model a longer outage as one"
+                ),
             ));
         }
         let mut out: Vec<CapacityChange> = Vec::with_capacity(list.value.len());
