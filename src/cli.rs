@@ -242,6 +242,11 @@ fn cmd_run(args: RunArgs) -> Result<()> {
     if !args.quiet || sc.traces.iter().any(|t| t.scan.bad_rows > 0) {
         eprint!("{}", trace_report(&sc));
     }
+    if !args.quiet {
+        if let Some(w) = crate::output::load::OfferedLoad::of(&sc).warning() {
+            eprintln!("{w}");
+        }
+    }
     if let Some(seed) = args.seed {
         sc.seed = seed;
     }
@@ -340,7 +345,14 @@ fn cmd_validate(path: &std::path::Path) -> Result<()> {
         };
         println!("  topology {}: {shape}, {} with {workers}", t.name, n(t.pools.len(), "pool", "pools"));
     }
+    let load = crate::output::load::OfferedLoad::of(&sc);
+    for line in load.lines() {
+        println!("  {line}");
+    }
     let bytes = crate::output::estimate::log_bytes(&sc);
     println!("  full logs: about {} for all policies", crate::output::estimate::human_bytes(bytes));
+    if let Some(w) = load.warning() {
+        eprintln!("{w}");
+    }
     Ok(())
 }

@@ -6,6 +6,7 @@ pub mod charts;
 pub mod console;
 pub mod estimate;
 pub mod folder;
+pub mod load;
 pub mod report;
 pub mod tables;
 pub mod topology;
