@@ -162,7 +162,10 @@ fn select_policies(sc: &mut Scenario, names: &[String]) -> Result<()> {
 /// Loads the scenario, replacing its workload with `--trace` when given, and
 /// reads every trace once (declaring its tenants and checking its rows).
 fn load_for_run(args: &RunArgs) -> Result<Scenario> {
-    let mut sc = scenario::load_unscanned(&args.scenario)?;
+    let mut sc = match args.trace {
+        Some(_) => scenario::load_for_trace(&args.scenario)?,
+        None => scenario::load_unscanned(&args.scenario)?,
+    };
     if let Some(path) = &args.trace {
         let spec =
             crate::workload::trace::from_cli(&sc, path, args.trace_format.as_deref(), args.skip_bad_rows)?;

@@ -79,6 +79,33 @@ fn swf_log_replays_with_missing_rows_skipped() {
     assert_eq!((q2, dflt), (2, 1));
 }
 
+#[test]
+fn a_scenario_without_a_workload_runs_the_trace_given_on_the_command_line() {
+    // `workers: 2` alone, the SWF log given with --trace: the same 9 jobs
+    // and 690 s of service as above; without --trace the missing workload
+    // is an error that names the option.
+    let dir = tempdir();
+    let sc = dir.path().join("bare.yaml");
+    std::fs::write(&sc, "workers: 2\n").expect("write");
+    let swf = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/traces/cluster.swf");
+    fairsim()
+        .arg("run")
+        .arg(&sc)
+        .arg("--trace")
+        .arg(&swf)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .arg("--no-plots")
+        .assert()
+        .success();
+    let jobs = read_csv(&dir.path().join("out/fifo/jobs.csv"));
+    assert_eq!((jobs.len(), service_sum_us(&jobs)), (9, 690_000_000));
+    let out = fairsim().arg("run").arg(&sc).arg("--out").arg(dir.path().join("o2")).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("or give the workload as `fairsim run FILE --trace TRACE`"));
+}
+
 /// Writes `rows` under a header into a CSV in `dir` and a scenario replaying it.
 fn csv_case(dir: &Path, header: &str, rows: &[&str], trace_opts: &str) -> std::path::PathBuf {
     let mut text = String::from(header);

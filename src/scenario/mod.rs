@@ -10,4 +10,4 @@ pub mod raw;
 #[cfg(test)]
 mod tests;
 
-pub use load::{load, load_str, load_unscanned, policy_error, MAX_SPREAD, RESERVED_LABELS};
+pub use load::{load, load_for_trace, load_str, load_unscanned, policy_error, MAX_SPREAD, RESERVED_LABELS};

@@ -50,7 +50,7 @@ pub fn load(path: &Path) -> Result<Scenario> {
 /// Validates scenario text; `path` is used for messages, the default name
 /// (file stem) and [`Scenario::source`].
 pub fn load_str(text: &str, path: &Path) -> Result<Scenario> {
-    let mut sc = load_str_unscanned(text, path)?;
+    let mut sc = load_str_unscanned(text, path, false)?;
     crate::workload::trace::prepare(&mut sc)?;
     Ok(sc)
 }
@@ -59,7 +59,13 @@ pub fn load_str(text: &str, path: &Path) -> Result<Scenario> {
 /// `--trace FILE`, which replaces them). Call
 /// [`crate::workload::trace::prepare`] before simulating.
 pub fn load_unscanned(path: &Path) -> Result<Scenario> {
-    load_str_unscanned(&read_text(path)?, path)
+    load_str_unscanned(&read_text(path)?, path, false)
+}
+
+/// Like [`load_unscanned`], for a run whose workload is `--trace FILE`: the
+/// file then needs no `workload:` of its own (one it has is replaced).
+pub fn load_for_trace(path: &Path) -> Result<Scenario> {
+    load_str_unscanned(&read_text(path)?, path, true)
 }
 
 /// The scenario file's text; a file that is not UTF-8 is an error at its
@@ -101,7 +107,7 @@ fn read_text(path: &Path) -> Result<String> {
     })
 }
 
-fn load_str_unscanned(text: &str, path: &Path) -> Result<Scenario> {
+fn load_str_unscanned(text: &str, path: &Path, trace_given: bool) -> Result<Scenario> {
     let empty = || {
         Error::input(
             path,
@@ -117,7 +123,9 @@ fn load_str_unscanned(text: &str, path: &Path) -> Result<Scenario> {
     if raw.is_empty() {
         return Err(empty());
     }
-    Builder::new(path).build(raw)
+    let mut b = Builder::new(path);
+    b.workload_optional = trace_given;
+    b.build(raw)
 }
 
 /// Converts a serde-saphyr error into an input error with its location and a hint.
@@ -187,6 +195,8 @@ struct Builder<'a> {
     topologies: Vec<TopologySpec>,
     /// Names of `admission_sets:`, for policy entries' `admission: NAME`.
     admission_sets: Vec<String>,
+    /// `--trace FILE` gives the workload: `workload:` may be absent.
+    workload_optional: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -198,6 +208,7 @@ impl<'a> Builder<'a> {
             classes: Vec::new(),
             topologies: Vec::new(),
             admission_sets: Vec::new(),
+            workload_optional: false,
         }
     }
 
@@ -340,10 +351,13 @@ impl<'a> Builder<'a> {
         raw: Option<&Spanned<Vec<Spanned<RawEntry>>>>,
     ) -> Result<(Vec<EntrySpec>, Vec<TraceSpec>)> {
         let Some(w) = raw else {
+            if self.workload_optional {
+                return Ok((Vec::new(), Vec::new()));
+            }
             return Err(self.err_line(
                 0,
                 0,
-                "missing `workload:`; add a list of generators, e.g. `workload: [{tenant: A, count: 10, service: 1s}]`",
+                "missing `workload:`; add a list of generators, e.g. `workload: [{tenant: A, count: 10, service: 1s}]`, or give the workload as `fairsim run FILE --trace TRACE`",
             ));
         };
         if w.value.is_empty() {
