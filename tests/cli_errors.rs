@@ -55,7 +55,7 @@ fn unknown_key_lists_valid_keys() {
     let e = bad_run(&format!("{OK_HEAD}workload:\n  - {{tenant: A, count: 1, sevice: 1s}}\n"));
     assert_eq!(
         error_line(&e),
-        "bad.yaml:4:27: unknown field `sevice`, expected one of tenant, tenants, class, count, at, arrivals, service, deadline, cost, failure, slice, resume_overhead, declared, trace; remove the key or fix its spelling (see docs/scenario.md)"
+        "bad.yaml:4:27: unknown field `sevice`, expected one of tenant, tenants, class, count, at, arrivals, service, deadline, cost, failure, slice, resume_overhead, declared, trace; did you mean `service`? (see docs/scenario.md)"
     );
 }
 

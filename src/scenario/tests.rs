@@ -328,7 +328,12 @@ fn error_unknown_key_lists_valid_keys() {
         msg.contains("tenant, tenants, class, count, at, arrivals, service, deadline, cost, failure"),
         "{msg}"
     );
-    assert!(msg.contains("fix its spelling"), "{msg}");
+    // one letter from `service`: the closest expected key is named
+    assert!(msg.contains("did you mean `service`?"), "{msg}");
+    // nothing near `zzz` (more than a third of its letters off): no guess
+    let (_, _, msg) =
+        fail("workers: 1\nworkload:\n  - tenant: A\n    count: 1\n    service: 1s\n    zzz: 1\n");
+    assert!(msg.contains("remove the key or fix its spelling") && !msg.contains("did you mean"), "{msg}");
 }
 
 #[test]

@@ -158,6 +158,14 @@ fn yaml_error(path: &Path, err: &serde_saphyr::Error) -> Error {
     if let Some(s) = scalar {
         return Error::input(path, line, col, format!("invalid value: {s}"));
     }
+    if let Some(guess) = misspelt_key(&msg) {
+        return Error::input(
+            path,
+            line,
+            col,
+            format!("{msg}; did you mean `{guess}`? (see docs/scenario.md)"),
+        );
+    }
     let hint = if msg.contains("unknown field") {
         "remove the key or fix its spelling (see docs/scenario.md)"
     } else if msg.contains("duplicate") {
@@ -172,6 +180,15 @@ fn yaml_error(path: &Path, err: &serde_saphyr::Error) -> Error {
         "fix the YAML syntax here (check indentation, colons, quotes and brackets)"
     };
     Error::input(path, line, col, format!("{msg}; {hint}"))
+}
+
+/// For "unknown field `servce`, expected one of tenant, ..., service, ...":
+/// the expected key one or two typos away, if there is one.
+fn misspelt_key(msg: &str) -> Option<&str> {
+    let rest = msg.strip_prefix("unknown field `")?;
+    let (key, rest) = rest.split_once('`')?;
+    let expected: Vec<&str> = rest.split_once("expected one of ")?.1.split(", ").map(str::trim).collect();
+    crate::policy::closest(key, &expected)
 }
 
 /// Drops a trailing " at line X, column Y" if the formatter added one.
