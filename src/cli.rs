@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::model::{PolicySpec, Scenario};
 use crate::output::console;
 use crate::policy;
+use crate::results::document::{shell_word, utc_iso};
 use crate::results::Comparison;
 use crate::run::{self, Logs, RunOptions};
 use crate::scenario;
@@ -57,7 +58,7 @@ pub enum LogsArg {
 pub enum FormatArg {
     /// A human-readable table.
     Table,
-    /// The comparison as JSON, for scripts.
+    /// The run's record as JSON (the folder's fairsim-results.json; docs/json.md).
     Json,
 }
 
@@ -65,9 +66,10 @@ pub enum FormatArg {
 pub struct RunArgs {
     /// The scenario file (YAML).
     pub scenario: PathBuf,
-    /// Run only this policy: a label from the scenario's `policies`, or any
-    /// policy name with default parameters. Repeat for several.
-    #[arg(long = "policy", value_name = "NAME")]
+    /// Run only this policy: a label from the scenario's `policies`, any
+    /// policy name with default parameters, or an inline entry such as
+    /// '{policy: wfq, cost: work}'. Repeat for several.
+    #[arg(long = "policy", value_name = "NAME|ENTRY")]
     pub policies: Vec<String>,
     /// Results folder (default: output/<scenario name>/). Replaced whole on
     /// success, if fairsim wrote it (it holds fairsim-results.json) or it is empty.
@@ -131,27 +133,58 @@ pub fn execute(cli: Cli) -> Result<()> {
     }
 }
 
-fn select_policies(sc: &mut Scenario, names: &[String]) -> Result<()> {
+/// Whether a `--policy` value is an inline entry rather than a name.
+fn is_inline(value: &str) -> bool {
+    value.trim_start().starts_with('{')
+}
+
+/// Keeps the policies `--policy` names, in the order given: labels of the
+/// scenario, policy names with default parameters, and the inline entries
+/// (`inline`, already built, in their order among the values). An inline
+/// entry without `label:` is labelled by its policy, numbered when taken.
+fn select_policies(sc: &mut Scenario, names: &[String], inline: Vec<PolicySpec>) -> Result<()> {
     if names.is_empty() {
         return Ok(());
     }
+    let mut inline = inline.into_iter();
     let mut chosen: Vec<PolicySpec> = Vec::new();
     for name in names {
-        let spec = match sc.policies.iter().find(|p| &p.label == name) {
-            Some(p) => p.clone(),
-            None if policy::find(name).is_some() => PolicySpec::named(name),
-            None => {
-                let labels: Vec<&str> = sc.policies.iter().map(|p| p.label.as_str()).collect();
-                return Err(Error::Usage(format!(
-                    "--policy {name}: not a label in {} ({}) and {}",
-                    sc.source.display(),
-                    labels.join(", "),
-                    policy::unknown_policy(name)
-                )));
+        let spec = if is_inline(name) {
+            let mut spec = inline.next().expect("one built entry per inline --policy");
+            if spec.label.is_empty() {
+                let taken = |l: &str| chosen.iter().any(|c| c.label.eq_ignore_ascii_case(l));
+                let mut label = spec.kind.clone();
+                let mut n = 2;
+                while taken(&label) || names.iter().any(|other| !is_inline(other) && other == &label) {
+                    label = format!("{}-{n}", spec.kind);
+                    n += 1;
+                }
+                spec.label = label;
+            }
+            // parameters that depend on each other are checked when the
+            // policy is built: here, so the error names the option
+            policy::build(&spec, sc).map_err(|e| scenario::inline_policy_error(name, &spec, e))?;
+            spec
+        } else {
+            match sc.policies.iter().find(|p| &p.label == name) {
+                Some(p) => p.clone(),
+                None if policy::find(name).is_some() => PolicySpec::named(name),
+                None => {
+                    let labels: Vec<&str> = sc.policies.iter().map(|p| p.label.as_str()).collect();
+                    return Err(Error::Usage(format!(
+                        "--policy {name}: not a label in {} ({}) and {}; or give an entry inline, e.g. --policy '{{policy: wfq, cost: work}}'",
+                        sc.source.display(),
+                        labels.join(", "),
+                        policy::unknown_policy(name)
+                    )));
+                }
             }
         };
-        if chosen.iter().any(|c| c.label == spec.label) {
-            return Err(Error::Usage(format!("--policy {name} is given twice")));
+        if chosen.iter().any(|c| c.label.eq_ignore_ascii_case(&spec.label)) {
+            return Err(Error::Usage(format!(
+                "--policy {name}: the label `{}` is given twice; add a `label:` to tell them apart",
+                spec.label
+            )));
         }
         chosen.push(spec);
     }
@@ -161,11 +194,9 @@ fn select_policies(sc: &mut Scenario, names: &[String]) -> Result<()> {
 
 /// Loads the scenario, replacing its workload with `--trace` when given, and
 /// reads every trace once (declaring its tenants and checking its rows).
-fn load_for_run(args: &RunArgs) -> Result<Scenario> {
-    let mut sc = match args.trace {
-        Some(_) => scenario::load_for_trace(&args.scenario)?,
-        None => scenario::load_unscanned(&args.scenario)?,
-    };
+fn load_for_run(args: &RunArgs) -> Result<(Scenario, Vec<PolicySpec>)> {
+    let inline: Vec<String> = args.policies.iter().filter(|p| is_inline(p)).cloned().collect();
+    let (mut sc, specs) = scenario::load_with_inline_policies(&args.scenario, args.trace.is_some(), &inline)?;
     if let Some(path) = &args.trace {
         let spec =
             crate::workload::trace::from_cli(&sc, path, args.trace_format.as_deref(), args.skip_bad_rows)?;
@@ -175,7 +206,7 @@ fn load_for_run(args: &RunArgs) -> Result<Scenario> {
         sc.traces.iter_mut().for_each(|t| t.skip_bad_rows = true);
     }
     crate::workload::trace::prepare(&mut sc)?;
-    Ok(sc)
+    Ok((sc, specs))
 }
 
 /// One line per trace: rows replayed and rows skipped.
@@ -202,7 +233,7 @@ fn overrides(args: &RunArgs) -> Vec<String> {
         o.push(format!("--seed {seed}"));
     }
     for p in &args.policies {
-        o.push(format!("--policy {p}"));
+        o.push(format!("--policy {}", shell_word(p)));
     }
     if let Some(t) = &args.trace {
         o.push(format!("--trace {}", t.display()));
@@ -214,6 +245,29 @@ fn overrides(args: &RunArgs) -> Vec<String> {
         o.push("--skip-bad-rows".to_string());
     }
     o
+}
+
+/// The command line as typed, each word quoted for a POSIX shell.
+fn command_line() -> String {
+    let mut words = std::env::args_os().map(|a| shell_word(&a.to_string_lossy()));
+    // the program as `fairsim`, whatever path started it
+    let _ = words.next();
+    std::iter::once("fairsim".to_string()).chain(words).collect::<Vec<_>>().join(" ")
+}
+
+/// Now (or `SOURCE_DATE_EPOCH`, the reproducible-builds convention, when
+/// set), UTC, ISO 8601.
+fn started() -> String {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0)
+        });
+    utc_iso(secs)
 }
 
 /// Logs above this size are not written unless asked for.
@@ -241,7 +295,7 @@ fn choose_logs(sc: &Scenario, asked: Option<LogsArg>, quiet: bool) -> Logs {
 }
 
 fn cmd_run(args: RunArgs) -> Result<()> {
-    let mut sc = load_for_run(&args)?;
+    let (mut sc, inline) = load_for_run(&args)?;
     if !args.quiet || sc.traces.iter().any(|t| t.scan.bad_rows > 0) {
         eprint!("{}", trace_report(&sc));
     }
@@ -253,7 +307,7 @@ fn cmd_run(args: RunArgs) -> Result<()> {
     if let Some(seed) = args.seed {
         sc.seed = seed;
     }
-    select_policies(&mut sc, &args.policies)?;
+    select_policies(&mut sc, &args.policies, inline)?;
     let opts = RunOptions {
         out: args.out.clone(),
         logs: choose_logs(&sc, args.logs, args.quiet),
@@ -261,6 +315,8 @@ fn cmd_run(args: RunArgs) -> Result<()> {
         no_plots: args.no_plots,
         force: args.force,
         overrides: overrides(&args),
+        command: command_line(),
+        started: started(),
     };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let bar = if show_progress {
@@ -287,10 +343,17 @@ fn cmd_run(args: RunArgs) -> Result<()> {
     }
     let rows: Vec<&Comparison> = runs.iter().map(|r| &r.result.comparison).collect();
     match args.format {
-        FormatArg::Json => println!("{}", console::json(&rows)),
+        FormatArg::Json => {
+            // the document the folder keeps, byte for byte
+            let path = dir.join(crate::output::folder::MARKER);
+            let doc = std::fs::read_to_string(&path)
+                .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+            print!("{doc}");
+        }
         FormatArg::Table if !args.quiet => {
             print!("{}", console::table(&rows));
-            println!(
+            // stdout holds the table only, for pipes
+            eprintln!(
                 "\n{} policies, {} jobs each, in {:.2}s; results in {}",
                 runs.len(),
                 runs.first().map(|r| r.stats.all.jobs).unwrap_or(0),

@@ -13,6 +13,7 @@ use crate::output::tables;
 use crate::output::StagedDir;
 use crate::policy;
 use crate::policy::Policy;
+use crate::results::document::{self, Provenance};
 use crate::results::PolicyResult;
 use crate::scenario::policy_error;
 use crate::time::Time;
@@ -45,6 +46,10 @@ pub struct RunOptions {
     /// `--trace`), as they were typed; noted at the end of the results'
     /// `scenario.yaml` so the folder says how to reproduce it.
     pub overrides: Vec<String>,
+    /// The command line, shell-quoted, and the start date (UTC, ISO 8601),
+    /// for `fairsim-results.json` and the report.
+    pub command: String,
+    pub started: String,
 }
 
 /// The outcome of one policy.
@@ -146,12 +151,23 @@ pub fn run_all(
     progress: &dyn Fn(&str, Time, u64),
 ) -> Result<(Vec<PolicyRun>, PathBuf)> {
     let target = opts.out.clone().unwrap_or_else(|| PathBuf::from("output").join(&sc.name));
-    let marker = format!(
-        "{{\"fairsim\": \"{}\", \"scenario\": {}}}\n",
-        env!("CARGO_PKG_VERSION"),
-        serde_json::Value::String(sc.name.clone())
-    );
-    let staged = StagedDir::new(&target, opts.force, &marker)?;
+    let provenance = Provenance {
+        fairsim: env!("CARGO_PKG_VERSION").to_string(),
+        scenario: sc.name.clone(),
+        scenario_path: sc.source.display().to_string(),
+        seed: sc.seed,
+        command: opts.command.clone(),
+        started: opts.started.clone(),
+        out: target.display().to_string(),
+        logs: match opts.logs {
+            Logs::Full => "full",
+            Logs::Summary => "summary",
+        }
+        .to_string(),
+    };
+    // the provenance first, so a partial folder says what made it; the
+    // figures are added when every policy has run
+    let staged = StagedDir::new(&target, opts.force, &document::to_json(&provenance, &[]))?;
     // the report echoes the scenario as given
     let copy = staged.path().join("scenario.yaml");
     std::fs::copy(&sc.source, &copy)
@@ -177,6 +193,10 @@ pub fn run_all(
     }
     let rows: Vec<_> = runs.iter().map(|r| &r.result.comparison).collect();
     tables::write_comparison(&staged.path().join("comparison.csv"), &rows)?;
+    let results: Vec<_> = runs.iter().map(|r| &r.result).collect();
+    let marker = staged.path().join(crate::output::folder::MARKER);
+    std::fs::write(&marker, document::to_json(&provenance, &results))
+        .map_err(|e| Error::io(format!("cannot write {}", marker.display()), e))?;
     if !opts.no_plots {
         // drawn from the CSV files just written, exactly as `fairsim report` would
         crate::output::report::build(staged.path())?;

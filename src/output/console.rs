@@ -71,9 +71,3 @@ pub fn table(rows: &[&Comparison]) -> String {
     }
     s
 }
-
-/// The comparison as a JSON array, one object per policy (every field of
-/// [`Comparison`]; times in seconds).
-pub fn json(rows: &[&Comparison]) -> String {
-    serde_json::to_string_pretty(rows).unwrap_or_default()
-}

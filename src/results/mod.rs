@@ -5,6 +5,7 @@
 //! is one field here plus its line in docs/metrics.md.
 
 pub mod cells;
+pub mod document;
 mod units;
 
 use serde::Serialize;

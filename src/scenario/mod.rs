@@ -10,4 +10,7 @@ pub mod raw;
 #[cfg(test)]
 mod tests;
 
-pub use load::{load, load_for_trace, load_str, load_unscanned, policy_error, MAX_SPREAD, RESERVED_LABELS};
+pub use load::{
+    inline_policy_error, load, load_for_trace, load_str, load_unscanned, load_with_inline_policies,
+    policy_error, MAX_SPREAD, RESERVED_LABELS,
+};

@@ -11,7 +11,7 @@ mod tenants;
 mod topology;
 mod traces;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 
@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::model::*;
 use crate::time::{parse_duration, to_secs_f64, Time, SECOND};
 
-pub use policies::{policy_error, RESERVED_LABELS};
+pub use policies::{inline_policy_error, policy_error, RESERVED_LABELS};
 
 /// Largest number of tenants a `tenants: {count: N}` spread may generate.
 pub const MAX_SPREAD: u32 = 10_000_000;
@@ -107,7 +107,36 @@ fn read_text(path: &Path) -> Result<String> {
     })
 }
 
+/// Like [`load_unscanned`] (or [`load_for_trace`] when `trace_given`), also
+/// building the inline policy entries given on the command line
+/// (`--policy '{policy: wfq, cost: work}'`) against the scenario's tenants,
+/// classes, topologies and admission sets. Their errors name the option.
+pub fn load_with_inline_policies(
+    path: &Path,
+    trace_given: bool,
+    inline: &[String],
+) -> Result<(Scenario, Vec<PolicySpec>)> {
+    let text = read_text(path)?;
+    let mut specs = Vec::new();
+    let sc = load_inner(&text, path, trace_given, |b, workload, capacity| {
+        for entry in inline {
+            specs.push(b.inline_policy(entry, workload, capacity)?);
+        }
+        Ok(())
+    })?;
+    Ok((sc, specs))
+}
+
 fn load_str_unscanned(text: &str, path: &Path, trace_given: bool) -> Result<Scenario> {
+    load_inner(text, path, trace_given, |_, _, _| Ok(()))
+}
+
+fn load_inner(
+    text: &str,
+    path: &Path,
+    trace_given: bool,
+    extra: impl FnOnce(&mut Builder, &[EntrySpec], bool) -> Result<()>,
+) -> Result<Scenario> {
     let empty = || {
         Error::input(
             path,
@@ -125,7 +154,7 @@ fn load_str_unscanned(text: &str, path: &Path, trace_given: bool) -> Result<Scen
     }
     let mut b = Builder::new(path);
     b.workload_optional = trace_given;
-    b.build(raw)
+    b.build(raw, extra)
 }
 
 /// Converts a serde-saphyr error into an input error with its location and a hint.
@@ -214,6 +243,8 @@ struct Builder<'a> {
     admission_sets: Vec<String>,
     /// `--trace FILE` gives the workload: `workload:` may be absent.
     workload_optional: bool,
+    /// Where errors point instead of `path` (an inline `--policy` entry).
+    errors_in: Option<PathBuf>,
 }
 
 impl<'a> Builder<'a> {
@@ -226,16 +257,22 @@ impl<'a> Builder<'a> {
             topologies: Vec::new(),
             admission_sets: Vec::new(),
             workload_optional: false,
+            errors_in: None,
         }
+    }
+
+    /// The file (or option) errors name.
+    fn error_path(&self) -> &Path {
+        self.errors_in.as_deref().unwrap_or(self.path)
     }
 
     fn err_at<T>(&self, at: &Spanned<T>, msg: impl Into<String>) -> Error {
         let (l, c) = pos(at);
-        Error::input(self.path, l, c, msg)
+        Error::input(self.error_path(), l, c, msg)
     }
 
     fn err_line(&self, line: usize, col: usize, msg: impl Into<String>) -> Error {
-        Error::input(self.path, line, col, msg)
+        Error::input(self.error_path(), line, col, msg)
     }
 
     /// Parses a duration, with the error at the value.
@@ -252,7 +289,11 @@ impl<'a> Builder<'a> {
         Ok(t)
     }
 
-    fn build(mut self, raw: RawScenario) -> Result<Scenario> {
+    fn build(
+        mut self,
+        raw: RawScenario,
+        extra: impl FnOnce(&mut Self, &[EntrySpec], bool) -> Result<()>,
+    ) -> Result<Scenario> {
         let name = self.name(raw.name.as_ref())?;
         let seed = raw.seed.as_ref().map(|s| s.value).unwrap_or(1);
         if let Some(res) = &raw.resources {
@@ -276,19 +317,9 @@ impl<'a> Builder<'a> {
         let slowdowns = self.build_slowdowns(raw.slowdowns.as_ref())?;
         let retry = raw.retry.as_ref().map(|r| self.build_retry(r)).transpose()?;
         for p in &policies {
-            let Some(s) = p.slice else { continue };
-            // each slice is an event: at most a million per job of mean size
-            if workload
-                .iter()
-                .any(|e| e.slice.is_none() && e.service.mean_secs() > 1e6 * to_secs_f64(s.slice))
-            {
-                return Err(self.err_line(
-                    p.line,
-                    p.column,
-                    format!("`slice` of `{}` cuts a job of mean size into more than a million slices; use a longer slice", p.label),
-                ));
-            }
+            self.check_slice(p, &workload)?;
         }
+        extra(&mut self, &workload, !capacity.is_empty())?;
         Ok(Scenario {
             name,
             source: self.path.to_path_buf(),
@@ -310,6 +341,20 @@ impl<'a> Builder<'a> {
             retry,
             admission_sets,
         })
+    }
+
+    /// A policy entry's `slice` must not cut a job of mean size into more
+    /// than a million slices: each slice is an event.
+    fn check_slice(&self, p: &PolicySpec, workload: &[EntrySpec]) -> Result<()> {
+        let Some(s) = p.slice else { return Ok(()) };
+        if workload.iter().any(|e| e.slice.is_none() && e.service.mean_secs() > 1e6 * to_secs_f64(s.slice)) {
+            return Err(self.err_line(
+                p.line,
+                p.column,
+                format!("`slice` of `{}` cuts a job of mean size into more than a million slices; use a longer slice", p.label),
+            ));
+        }
+        Ok(())
     }
 
     /// `name:`, or the file's stem: the default results folder's name.

@@ -6,6 +6,7 @@
 //! or a value of the wrong shape, is an error at its line and column.
 
 use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 
 use serde_saphyr::Spanned;
 
@@ -84,6 +85,48 @@ impl Builder<'_> {
             out.push(spec);
         }
         Ok(out)
+    }
+
+    /// An entry given on the command line, `--policy '{policy: wfq, cost:
+    /// work}'`, checked like one in the file (against this scenario's
+    /// tenants, classes, topologies and admission sets); its errors name the
+    /// option and the column in its text. Without `label:` the label is
+    /// left empty for the caller to choose.
+    pub(super) fn inline_policy(
+        &mut self,
+        text: &str,
+        workload: &[EntrySpec],
+        capacity_changes: bool,
+    ) -> Result<PolicySpec> {
+        let source = inline_source(text);
+        let raw: Spanned<RawPolicy> =
+            serde_saphyr::from_str(text).map_err(|e| super::yaml_error(&source, &e))?;
+        self.errors_in = Some(source);
+        let spec = self.inline_entry(&raw, workload, capacity_changes);
+        self.errors_in = None;
+        spec
+    }
+
+    fn inline_entry(
+        &self,
+        raw: &Spanned<RawPolicy>,
+        workload: &[EntrySpec],
+        capacity_changes: bool,
+    ) -> Result<PolicySpec> {
+        let (line, col) = pos(raw);
+        let spec = match &raw.value {
+            RawPolicy::Kind(k) => self.policy_entry(Form::Kind(k), line, col)?,
+            RawPolicy::Map(m) => self.policy_entry(Form::Map(m), line, col)?,
+        };
+        self.check_slice(&spec, workload)?;
+        if capacity_changes && spec.topology.is_some() {
+            return Err(self.err_line(
+                line,
+                col,
+                "this entry runs on a topology, whose pools keep their size, and the scenario has `capacity:` changes; drop `topology:`",
+            ));
+        }
+        Ok(spec)
     }
 
     /// A label: text that can name a folder inside the results folder.
@@ -449,6 +492,24 @@ fn show(v: &RawValue) -> String {
 /// Maps a builder's complaint about a policy's parameters to an input error
 /// at the parameter's place (or the entry's).
 pub fn policy_error(sc: &Scenario, spec: &PolicySpec, e: crate::model::policy::ParamError) -> Error {
+    policy_error_in(&sc.source, spec, e)
+}
+
+/// [`policy_error`] for an entry given inline as `--policy TEXT`.
+pub fn inline_policy_error(text: &str, spec: &PolicySpec, e: crate::model::policy::ParamError) -> Error {
+    policy_error_in(&inline_source(text), spec, e)
+}
+
+/// What errors in an inline `--policy` entry name instead of a file.
+fn inline_source(text: &str) -> PathBuf {
+    PathBuf::from(format!("--policy '{text}'"))
+}
+
+fn policy_error_in(
+    source: &std::path::Path,
+    spec: &PolicySpec,
+    e: crate::model::policy::ParamError,
+) -> Error {
     let (line, col) = e.param.and_then(|p| spec.params.place(p)).unwrap_or((spec.line, spec.column));
-    Error::input(&sc.source, line, col, format!("policy `{}`: {}", spec.kind, e.message))
+    Error::input(source, line, col, format!("policy `{}`: {}", spec.kind, e.message))
 }
