@@ -1,11 +1,17 @@
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 /// Large blocks get transparent huge pages (see `fairsim::huge_pages`).
 #[global_allocator]
 static ALLOC: fairsim::huge_pages::HugePageAlloc = fairsim::huge_pages::HugePageAlloc;
 
 fn main() {
-    let cli = match fairsim::cli::Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let color = fairsim::cli::style::init(fairsim::cli::style::from_args(&args));
+    let parsed = fairsim::cli::Cli::command()
+        .color(color)
+        .try_get_matches_from(&args)
+        .and_then(|m| fairsim::cli::Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) => {
             // clap prints help/version to stdout with exit 0, usage errors to stderr with 2
@@ -14,7 +20,7 @@ fn main() {
         }
     };
     if let Err(e) = fairsim::cli::execute(cli) {
-        eprintln!("error: {e}");
+        eprintln!("{}", fairsim::cli::style::paint(&format!("error: {e}")));
         std::process::exit(e.exit_code());
     }
 }

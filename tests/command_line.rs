@@ -139,3 +139,57 @@ fn stdout_holds_only_the_table_and_status_goes_to_stderr() {
     assert!(lines[0].starts_with("policy"));
     assert!(String::from_utf8_lossy(&cmd.stderr).contains("results in"));
 }
+
+#[test]
+fn completion_scripts_follow_each_shell_s_convention() {
+    // each shell's own marker: bash registers a function with `complete -F`,
+    // zsh's file starts with #compdef, fish uses `complete -c`
+    for (shell, marker) in [("bash", "complete -F _fairsim"), ("zsh", "#compdef fairsim"), ("fish", "complete -c fairsim")] {
+        let out = fairsim().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success());
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(script.contains(marker), "{shell}: {marker} missing");
+        for command in ["run", "validate", "policies", "report"] {
+            assert!(script.contains(command), "{shell}: {command} missing");
+        }
+    }
+    let bad = fairsim().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn the_manual_has_a_page_per_command() {
+    let out = fairsim().arg("man").output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains(".TH fairsim 1"));
+    let dir = tempdir();
+    fairsim().args(["man", "--dir"]).arg(dir.path()).assert().success();
+    for page in ["fairsim.1", "fairsim-run.1", "fairsim-validate.1", "fairsim-report.1", "fairsim-policies.1"] {
+        assert!(dir.path().join(page).is_file(), "{page}");
+    }
+    let run = std::fs::read_to_string(dir.path().join("fairsim-run.1")).unwrap();
+    assert!(run.contains("policy") && run.contains("trace"), "the run page lists run's options");
+}
+
+#[test]
+fn colour_follows_the_option_and_no_color() {
+    let error_of = |args: &[&str], no_color: bool| {
+        let mut cmd = fairsim();
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        } else {
+            cmd.env_remove("NO_COLOR");
+        }
+        let out = cmd.args(args).args(["validate", "/no/such/scenario.yaml"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let red = "\x1b[1;31merror:\x1b[0m";
+    assert!(error_of(&["--color", "always"], false).starts_with(red));
+    // NO_COLOR governs auto, not an explicit always
+    assert!(error_of(&["--color=always"], true).starts_with(red));
+    assert!(error_of(&["--color", "never"], false).starts_with("error: "));
+    // auto with stderr not a terminal (a pipe here): no colour
+    assert!(error_of(&[], false).starts_with("error: "));
+    assert!(error_of(&[], true).starts_with("error: "));
+}

@@ -16,12 +16,19 @@ use crate::run::{self, Logs, RunOptions};
 use crate::scenario;
 use crate::time::{fmt_secs, Time};
 
+mod extras;
+pub mod style;
+
 /// fairsim: compare job-scheduling policies on identical multi-tenant workloads.
 #[derive(Debug, Parser)]
 #[command(name = "fairsim", version, about, long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Colour in fairsim's messages: auto (on a terminal, unless NO_COLOR
+    /// is set), always or never.
+    #[arg(long, value_enum, global = true, default_value_t = style::ColorArg::Auto)]
+    pub color: style::ColorArg,
 }
 
 #[derive(Debug, Subcommand)]
@@ -43,6 +50,19 @@ pub enum Command {
     Report {
         /// A folder written by `fairsim run`.
         dir: PathBuf,
+    },
+    /// Print a shell completion script, e.g. `fairsim completions bash >
+    /// ~/.local/share/bash-completion/completions/fairsim`.
+    Completions {
+        /// bash, zsh, fish, powershell or elvish.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `fairsim man | man -l -`; with
+    /// --dir, write fairsim.1 and one page per command there.
+    Man {
+        /// Folder for the pages (e.g. ~/.local/share/man/man1).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 
@@ -126,6 +146,8 @@ pub fn execute(cli: Cli) -> Result<()> {
             println!("wrote {}", out.display());
             Ok(())
         }
+        Command::Completions { shell } => extras::completions(shell),
+        Command::Man { dir } => extras::man(dir.as_deref()),
         Command::Policies { markdown } => {
             print!("{}", if markdown { policy::policies_markdown() } else { policy::policies_text() });
             Ok(())
@@ -247,6 +269,27 @@ fn overrides(args: &RunArgs) -> Vec<String> {
     o
 }
 
+/// A bar over the jobs a policy's run receives (expected, for Poisson
+/// arrivals), with rate and ETA; drawn on stderr when it is a terminal.
+fn progress_bar(sc: &Scenario) -> indicatif::ProgressBar {
+    let total = crate::output::load::OfferedLoad::of(sc).jobs.round().max(1.0) as u64;
+    let b = indicatif::ProgressBar::new(total);
+    b.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{prefix:>12} [{bar:30}] {percent:>3}% {human_pos}/{human_len} jobs, {rate}, ETA {eta} ({msg})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .with_key("rate", |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.2}M jobs/s", s.per_sec() / 1e6);
+        })
+        .progress_chars("=> "),
+    );
+    if let Some(first) = sc.policies.first() {
+        b.set_prefix(first.label.clone());
+    }
+    b
+}
+
 /// The command line as typed, each word quoted for a POSIX shell.
 fn command_line() -> String {
     let mut words = std::env::args_os().map(|a| shell_word(&a.to_string_lossy()));
@@ -284,10 +327,10 @@ fn choose_logs(sc: &Scenario, asked: Option<LogsArg>, quiet: bool) -> Logs {
                 return Logs::Full;
             }
             if !quiet {
-                eprintln!(
+                eprintln!("{}", style::paint(&format!(
                     "note: the full logs of this run would take about {} (ticks.csv lists every tenant in every tick); writing summary.csv and comparison.csv only. Add --logs full to write them anyway.",
                     crate::output::estimate::human_bytes(bytes)
-                );
+                )));
             }
             Logs::Summary
         }
@@ -301,7 +344,7 @@ fn cmd_run(args: RunArgs) -> Result<()> {
     }
     if !args.quiet {
         if let Some(w) = crate::output::load::OfferedLoad::of(&sc).warning() {
-            eprintln!("{w}");
+            eprintln!("{}", style::paint(&w));
         }
     }
     if let Some(seed) = args.seed {
@@ -319,21 +362,24 @@ fn cmd_run(args: RunArgs) -> Result<()> {
         started: started(),
     };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
-    let bar = if show_progress {
-        let b = indicatif::ProgressBar::new_spinner();
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {prefix:>12} {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-        );
-        Some(b)
-    } else {
-        None
-    };
+    let bar = show_progress.then(|| progress_bar(&sc));
+    let labels: Vec<&str> = sc.policies.iter().map(|p| p.label.as_str()).collect();
     let progress = |label: &str, t: Time, jobs: u64| {
         if let Some(b) = &bar {
-            b.set_prefix(label.to_string());
-            b.set_message(format!("simulated {}s, {jobs} jobs", fmt_secs(t - t % 1_000_000)));
-            b.tick();
+            let i = labels.iter().position(|l| *l == label).unwrap_or(0);
+            if b.prefix() != label {
+                // a new policy: the bar starts again, rate and ETA with it
+                b.reset();
+                b.set_prefix(label.to_string());
+            }
+            b.set_message(format!(
+                "policy {}/{}, at {}s simulated",
+                i + 1,
+                labels.len(),
+                fmt_secs(t - t % 1_000_000)
+            ));
+            // Poisson counts are expected values: hold the bar short of the end
+            b.set_position(jobs.min(b.length().unwrap_or(0).saturating_sub(1)));
         }
     };
     let started = std::time::Instant::now();
@@ -418,7 +464,7 @@ fn cmd_validate(path: &std::path::Path) -> Result<()> {
     let bytes = crate::output::estimate::log_bytes(&sc);
     println!("  full logs: about {} for all policies", crate::output::estimate::human_bytes(bytes));
     if let Some(w) = load.warning() {
-        eprintln!("{w}");
+        eprintln!("{}", style::paint(&w));
     }
     Ok(())
 }
