@@ -49,7 +49,7 @@ impl GeneratedSet {
     }
 
     /// The index of `name` in this set, if it is one of its names.
-    fn index_of(&self, name: &str) -> Option<u32> {
+    pub fn index_of(&self, name: &str) -> Option<u32> {
         let digits = name.strip_prefix(self.prefix.as_str())?;
         if digits.len() != self.width() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return None;
@@ -74,6 +74,9 @@ pub struct Tenants {
     by_name: HashMap<String, TenantId>,
     blocks: Vec<Block>,
     len: u32,
+    /// Generated tenants with a weight or cap of their own (a name of the
+    /// set declared under `tenants:`), by id; few, so a map.
+    overrides: HashMap<TenantId, (f64, Option<u32>)>,
 }
 
 impl Tenants {
@@ -106,6 +109,11 @@ impl Tenants {
         self.len += set.count;
         self.blocks.push(Block::Generated { first, set });
         first
+    }
+
+    /// Gives generated tenant `id` a weight and cap of its own.
+    pub fn set_override(&mut self, id: TenantId, weight: f64, cap: Option<u32>) {
+        self.overrides.insert(id, (weight, cap));
     }
 
     /// The generated sets, with their first ids.
@@ -179,16 +187,21 @@ impl Tenants {
     }
 
     pub fn weight(&self, id: TenantId) -> f64 {
-        match self.block(id) {
-            Block::Named { first, at, .. } => self.named[at + (id - first) as usize].weight,
-            Block::Generated { set, .. } => set.weight,
-        }
+        self.share(id).0
     }
 
     pub fn cap(&self, id: TenantId) -> Option<u32> {
+        self.share(id).1
+    }
+
+    /// (weight, cap) of tenant `id`.
+    fn share(&self, id: TenantId) -> (f64, Option<u32>) {
         match self.block(id) {
-            Block::Named { first, at, .. } => self.named[at + (id - first) as usize].cap,
-            Block::Generated { set, .. } => set.cap,
+            Block::Named { first, at, .. } => {
+                let t = &self.named[at + (id - first) as usize];
+                (t.weight, t.cap)
+            }
+            Block::Generated { set, .. } => self.overrides.get(&id).copied().unwrap_or((set.weight, set.cap)),
         }
     }
 
@@ -199,9 +212,13 @@ impl Tenants {
                 Block::Named { at, len, .. } => {
                     Box::new(self.named[*at..*at + *len as usize].iter().map(|t| (t.weight, t.cap)))
                 }
-                Block::Generated { set, .. } => {
+                Block::Generated { set, .. } if self.overrides.is_empty() => {
                     Box::new(std::iter::repeat_n((set.weight, set.cap), set.count as usize))
                 }
+                Block::Generated { first, set } => Box::new(
+                    (*first..*first + set.count)
+                        .map(|id| self.overrides.get(&id).copied().unwrap_or((set.weight, set.cap))),
+                ),
             }
         })
     }
@@ -219,6 +236,7 @@ impl Tenants {
     /// Whether any tenant has a cap.
     pub fn any_cap(&self) -> bool {
         self.named.iter().any(|t| t.cap.is_some())
+            || self.overrides.values().any(|(_, c)| c.is_some())
             || self.blocks.iter().any(|b| matches!(b, Block::Generated { set, .. } if set.cap.is_some()))
     }
 

@@ -402,12 +402,16 @@ pub struct RawColumns {
     pub cost: Option<Spanned<NamedMap<Spanned<String>>>>,
 }
 
-/// `tenants: {count: N, prefix: t}`.
+/// `tenants: {count: N, prefix: t, weight: 2, cap: 4}`: weight and cap
+/// are every generated tenant's, unless `tenants:` at the top declares one
+/// of the names with its own.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSpread {
     pub count: Spanned<u32>,
     pub prefix: Spanned<String>,
+    pub weight: Option<Spanned<f64>>,
+    pub cap: Option<Spanned<i64>>,
 }
 
 /// `arrivals:` map.

@@ -228,6 +228,21 @@ fn strip_location_suffix(msg: &str) -> String {
     }
 }
 
+/// The `tenants: {count, prefix}` sets of the workload's entries.
+fn spreads_of(workload: Option<&Spanned<Vec<Spanned<RawEntry>>>>) -> Vec<GeneratedSet> {
+    let entries = workload.map(|w| w.value.as_slice()).unwrap_or_default();
+    entries
+        .iter()
+        .filter_map(|e| e.value.tenants.as_ref())
+        .map(|s| GeneratedSet {
+            prefix: s.value.prefix.value.clone(),
+            count: s.value.count.value,
+            weight: 1.0,
+            cap: None,
+        })
+        .collect()
+}
+
 fn pos<T>(s: &Spanned<T>) -> (usize, usize) {
     (s.referenced.line() as usize, s.referenced.column() as usize)
 }
@@ -245,6 +260,11 @@ struct Builder<'a> {
     workload_optional: bool,
     /// Where errors point instead of `path` (an inline `--policy` entry).
     errors_in: Option<PathBuf>,
+    /// The generated sets the workload will declare, (prefix, count), so a
+    /// name of one declared under `tenants:` is an override, not a clash.
+    spreads: Vec<GeneratedSet>,
+    /// Such overrides, applied when their set is generated.
+    pending: Vec<tenants::Override>,
 }
 
 impl<'a> Builder<'a> {
@@ -258,6 +278,8 @@ impl<'a> Builder<'a> {
             admission_sets: Vec::new(),
             workload_optional: false,
             errors_in: None,
+            spreads: Vec::new(),
+            pending: Vec::new(),
         }
     }
 
@@ -301,6 +323,7 @@ impl<'a> Builder<'a> {
         }
         let workers = self.workers(raw.workers.as_ref())?;
         let (tick, window) = self.log(raw.log.as_ref())?;
+        self.spreads = spreads_of(raw.workload.as_ref());
         if let Some(tenants) = &raw.tenants {
             for (tname, props) in &tenants.value.0 {
                 self.declare_tenant(tname, props)?;
@@ -308,6 +331,7 @@ impl<'a> Builder<'a> {
         }
         self.build_classes(raw.classes.as_ref())?;
         let (workload, traces) = self.workload(raw.workload.as_ref())?;
+        self.declare_unmatched_overrides();
         self.topologies = self.build_topologies(raw.topologies.as_ref(), workers)?;
         let admission = self.build_admission(raw.admission.as_ref(), workers)?;
         let admission_sets = self.build_admission_sets(raw.admission_sets.as_ref(), workers)?;

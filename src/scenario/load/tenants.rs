@@ -7,6 +7,15 @@ use crate::error::Result;
 use crate::model::*;
 use crate::scenario::raw::*;
 
+/// A name of a generated set declared under `tenants:` with its own weight
+/// or cap (each `None` when the set's applies).
+#[derive(Debug)]
+pub(super) struct Override {
+    name: String,
+    weight: Option<f64>,
+    cap: Option<u32>,
+}
+
 impl Builder<'_> {
     pub(super) fn build_resources(
         &self,
@@ -44,30 +53,50 @@ impl Builder<'_> {
         if name.is_empty() {
             return Err(self.err_at(props, "a tenant name is empty; give every tenant a name"));
         }
-        let mut weight = 1.0;
+        let mut weight = None;
         let mut cap = None;
         if let Some(p) = &props.value {
             if let Some(w) = &p.weight {
-                weight = self.weight(w, &format!("tenant `{name}`"))?;
+                weight = Some(self.weight(w, &format!("tenant `{name}`"))?);
             }
             if let Some(c) = &p.cap {
-                if c.value < 1 || c.value > u32::MAX as i64 {
-                    return Err(self.err_at(
-                        c,
-                        format!(
-                            "tenant `{name}`: cap {} must be a whole number of at least 1 (jobs running at once); remove it for no cap",
-                            c.value
-                        ),
-                    ));
-                }
-                cap = Some(c.value as u32);
+                cap = Some(self.cap(c, &format!("tenant `{name}`"))?);
             }
         }
-        if self.tenants.id_of(name).is_some() {
+        if self.tenants.id_of(name).is_some() || self.pending.iter().any(|o| o.name == name) {
             return Err(self.err_at(props, format!("tenant `{name}` is declared twice; keep one")));
         }
-        self.tenants.push_named(TenantSpec { name: name.to_string(), weight, cap });
+        if self.spreads.iter().any(|s| s.index_of(name).is_some()) {
+            // one of a generated set's names: its weight and cap override the
+            // set's when the set is generated
+            self.pending.push(Override { name: name.to_string(), weight, cap });
+            return Ok(());
+        }
+        self.tenants.push_named(TenantSpec { name: name.to_string(), weight: weight.unwrap_or(1.0), cap });
         Ok(())
+    }
+
+    /// A cap: at least 1 job running at once.
+    fn cap(&self, c: &Spanned<i64>, whose: &str) -> Result<u32> {
+        if c.value < 1 || c.value > u32::MAX as i64 {
+            return Err(self.err_at(
+                c,
+                format!(
+                    "{whose}: cap {} must be a whole number of at least 1 (jobs running at once); remove it for no cap",
+                    c.value
+                ),
+            ));
+        }
+        Ok(c.value as u32)
+    }
+
+    /// Declares, as tenants of their own, overrides whose set was never
+    /// generated (cannot happen while [`Builder::spreads`] lists every set;
+    /// kept so no declared tenant is ever dropped).
+    pub(super) fn declare_unmatched_overrides(&mut self) {
+        for o in std::mem::take(&mut self.pending) {
+            self.tenants.push_named(TenantSpec { name: o.name, weight: o.weight.unwrap_or(1.0), cap: o.cap });
+        }
     }
 
     /// A weight, within [`MIN_WEIGHT`, `MAX_WEIGHT`].
@@ -89,6 +118,15 @@ impl Builder<'_> {
         if let Some(id) = self.tenants.id_of(&name.value) {
             return Ok(id);
         }
+        if self.pending.iter().any(|o| o.name == name.value) {
+            return Err(self.err_at(
+                name,
+                format!(
+                    "tenant `{}` is one of a generated set (`tenants: {{count, prefix}}`) listed further down; move this entry below that one",
+                    name.value
+                ),
+            ));
+        }
         if name.value.is_empty() {
             return Err(self.err_at(name, "`tenant` is empty; write the tenant's name"));
         }
@@ -108,14 +146,36 @@ impl Builder<'_> {
                 format!("`tenants.count` must be between 1 and {MAX_SPREAD}; got {n}"),
             ));
         }
-        let set =
-            GeneratedSet { prefix: spread.value.prefix.value.clone(), count: n, weight: 1.0, cap: None };
-        // the same set used again (or a smaller one of the same names): reuse it
+        let weight = match &spread.value.weight {
+            Some(w) => Some(self.weight(w, "generated tenants")?),
+            None => None,
+        };
+        let cap = match &spread.value.cap {
+            Some(c) => Some(self.cap(c, "generated tenants")?),
+            None => None,
+        };
+        let set = GeneratedSet {
+            prefix: spread.value.prefix.value.clone(),
+            count: n,
+            weight: weight.unwrap_or(1.0),
+            cap,
+        };
+        // the same set used again (or a smaller one of the same names): reuse
+        // it, with the weight and cap it was given
         let reuse = self
             .tenants
             .generated()
             .find(|(_, g)| g.prefix == set.prefix && g.width() == set.width() && g.count >= n);
-        if let Some((first, _)) = reuse {
+        if let Some((first, g)) = reuse {
+            if weight.is_some_and(|w| w != g.weight) || cap.is_some_and(|c| Some(c) != g.cap) {
+                return Err(self.err_at(
+                    spread,
+                    format!(
+                        "the tenants `{}...` are generated again with another weight or cap; give `weight`/`cap` on one entry only (or the same on each)",
+                        set.prefix
+                    ),
+                ));
+            }
             return Ok((first, n));
         }
         if let Some(name) = self.tenants.clashes(&set) {
@@ -133,7 +193,16 @@ impl Builder<'_> {
                 format!("more than {MAX_TENANTS} tenants in all; fairsim's limit"),
             ));
         }
-        Ok((self.tenants.push_generated(set), n))
+        let first = self.tenants.push_generated(set.clone());
+        // names of this set declared under `tenants:` keep their own weight and cap
+        let (mine, rest): (Vec<Override>, Vec<Override>) =
+            std::mem::take(&mut self.pending).into_iter().partition(|o| set.index_of(&o.name).is_some());
+        self.pending = rest;
+        for o in mine {
+            let i = set.index_of(&o.name).expect("partitioned on it");
+            self.tenants.set_override(first + i, o.weight.unwrap_or(set.weight), o.cap.or(set.cap));
+        }
+        Ok((first, n))
     }
 
     pub(super) fn build_classes(
