@@ -87,7 +87,11 @@ fn documented_empty() -> Vec<(String, String)> {
         .filter_map(|l| {
             let (file, rest) = l.split_once("` | ")?;
             let cols = rest.split(" | ").next()?;
-            Some(cols.split(", ").map(|c| (file.to_string(), c.trim_matches('`').to_string())).collect::<Vec<_>>())
+            Some(
+                cols.split(", ")
+                    .map(|c| (file.to_string(), c.trim_matches('`').to_string()))
+                    .collect::<Vec<_>>(),
+            )
         })
         .flatten()
         .collect()
@@ -125,7 +129,13 @@ fn check_folder(out: &Path, problems: &mut Vec<String>) {
 fn every_csv_column_keeps_one_type() {
     let dir = tempdir();
     let mut problems = Vec::new();
-    for name in ["noisy-neighbor.yaml", "strategies.yaml", "overload.yaml", "trace-jobs-csv.yaml", "abc-rotation.yaml"] {
+    for name in [
+        "noisy-neighbor.yaml",
+        "strategies.yaml",
+        "overload.yaml",
+        "trace-jobs-csv.yaml",
+        "abc-rotation.yaml",
+    ] {
         let out = dir.path().join(name);
         run(&scenario(name), &out, &["--no-plots", "--logs", "full"]);
         check_folder(&out, &mut problems);

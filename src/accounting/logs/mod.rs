@@ -70,7 +70,15 @@ impl Logs {
             Some(t) if t.planner.is_none() => Some(QueueSeries::new(&t.queues, dir)?),
             _ => None,
         };
-        Ok(Logs { jobs, ticks: TickLog::new(sc, dir)?, series, fairness, queues, refused: HashMap::new(), failed: None })
+        Ok(Logs {
+            jobs,
+            ticks: TickLog::new(sc, dir)?,
+            series,
+            fairness,
+            queues,
+            refused: HashMap::new(),
+            failed: None,
+        })
     }
 
     pub fn on_arrival(&mut self, job: &Job) {

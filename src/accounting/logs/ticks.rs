@@ -69,7 +69,11 @@ impl TickLog {
                     "deferred",
                 ],
             )?,
-            dispatches: open_csv(dir, "dispatches.csv", &["tick", "time", "tenant", "class", "job", "queue", "pool"])?,
+            dispatches: open_csv(
+                dir,
+                "dispatches.csv",
+                &["tick", "time", "tenant", "class", "job", "queue", "pool"],
+            )?,
             skips: open_csv(dir, "skips.csv", &["tick", "time", "tenant", "reason"])?,
             open_tick: 1,
             names: Names::new(sc),
