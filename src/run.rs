@@ -186,6 +186,7 @@ pub fn run_all(
         let (stats, placed) = simulate_placed(sc, spec, log_dir, Some(&cb), opts.audit)?;
         let result = PolicyResult::new(spec, &sc.for_run(spec), &stats);
         tables::write_summary(&dir.join("summary.csv"), &result)?;
+        tables::write_resources(&dir.join("resources.csv"), &result.resources)?;
         if let (Some(counted), Some(t)) = (&placed, spec.topology) {
             crate::output::topology::write(&dir, &sc.topologies[t], counted, stats.makespan)?;
         }
@@ -193,9 +194,17 @@ pub fn run_all(
     }
     let rows: Vec<_> = runs.iter().map(|r| &r.result.comparison).collect();
     tables::write_comparison(&staged.path().join("comparison.csv"), &rows)?;
-    let results: Vec<_> = runs.iter().map(|r| &r.result).collect();
+    let results: Vec<_> = runs.iter().map(|r| (r.spec.label.as_str(), &r.result)).collect();
+    tables::write_policy_tables(staged.path(), &results)?;
+    if opts.logs == Logs::Full {
+        let labels: Vec<&str> = results.iter().map(|r| r.0).collect();
+        for file in ["tenants.csv", "classes.csv"] {
+            tables::gather(staged.path(), &labels, file)?;
+        }
+    }
+    let policies: Vec<_> = runs.iter().map(|r| &r.result).collect();
     let marker = staged.path().join(crate::output::folder::MARKER);
-    std::fs::write(&marker, document::to_json(&provenance, &results))
+    std::fs::write(&marker, document::to_json(&provenance, &policies))
         .map_err(|e| Error::io(format!("cannot write {}", marker.display()), e))?;
     if !opts.no_plots {
         // drawn from the CSV files just written, exactly as `fairsim report` would

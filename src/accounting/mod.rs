@@ -238,7 +238,7 @@ impl Recorder {
         self.events += 1;
         self.tally.on_start(job, now);
         if let Some(l) = self.logs.as_mut() {
-            l.on_start(job, queued);
+            l.on_start(job, now, queued);
         }
     }
 

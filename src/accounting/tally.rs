@@ -18,6 +18,9 @@ pub struct RunStats {
     pub classes: Vec<GroupStats>,
     /// Sum over attempts of service time (worker-microseconds of busy time).
     pub busy: u128,
+    /// Per resource of the scenario (`resources:` order): the sum over
+    /// attempts of the amount held times the time held (resource-microseconds).
+    pub resource_busy: Vec<u128>,
     /// Time of the last event (finish of the last job).
     pub makespan: Time,
     /// Jain's index over the fairness windows with two or more backlogged
@@ -72,7 +75,11 @@ impl Tally {
     pub fn new(sc: &Scenario) -> Self {
         let pool = if sc.workers == u32::MAX { u64::MAX / 4 } else { sc.workers as u64 };
         Tally {
-            stats: RunStats { classes: vec![GroupStats::default(); sc.classes.len()], ..Default::default() },
+            stats: RunStats {
+                classes: vec![GroupStats::default(); sc.classes.len()],
+                resource_busy: vec![0; sc.resources.len()],
+                ..Default::default()
+            },
             tenants: vec![TenantCounters::default(); sc.tenants.len()],
             samples: SampleLog::default(),
             fair_tenants: ServiceWindows::new(
@@ -128,6 +135,9 @@ impl Tally {
         self.fair_tenants.on_end(job.tenant as usize, now);
         self.fair_classes.on_end(job.class as usize, now);
         self.stats.busy += ran as u128;
+        for (used, &amount) in self.stats.resource_busy.iter_mut().zip(&job.cost) {
+            *used += ran as u128 * amount as u128;
+        }
         self.stats.all.service += ran;
         self.stats.classes[job.class as usize].service += ran;
     }

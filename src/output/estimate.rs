@@ -35,8 +35,10 @@ pub fn log_bytes(sc: &Scenario) -> f64 {
     let name = 10.0; // bytes of a tenant's name in a cell, with its count
                      // tenants with work in a tick: those running, and as many waiting
     let active = tenants.min(2.0 * workers.min(jobs));
-    let per_tick = 60.0 + tenants * name + active * (name + 30.0) + sc.classes.len() as f64 * 40.0;
-    let per_job = 90.0;
+    // the tenant and class series twice: per policy and gathered at the top
+    let per_tick = 60.0 + tenants * name + 2.0 * (active * (name + 30.0) + sc.classes.len() as f64 * 40.0);
+    let per_job = 90.0 + 40.0; // jobs.csv, and dispatches.csv's row per start
+
     sc.policies.len() as f64 * (jobs * per_job + ticks * per_tick)
 }
 

@@ -1,42 +1,128 @@
-//! `summary.csv` and `comparison.csv`, written from the results model
-//! ([`crate::results`]): one column per field, in field order.
+//! `summary.csv`, `resources.csv` and `comparison.csv`, written from the
+//! results model ([`crate::results`]): one column per field, in field order.
+//! Also the top-level tidy files over all policies: the same rows (or a
+//! policy's log file) with the policy's label as a leading `policy` column,
+//! so one file compares policies.
 
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
 use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::results::cells::cells;
-use crate::results::{Comparison, PolicyResult};
+use crate::results::{Comparison, PolicyResult, ResourceRow};
 
-/// Writes `rows` as a CSV file: the header from the first row's field names,
-/// one line per row (a run always has a row: `all`, or one policy).
-fn write_rows<T: Serialize>(path: &Path, rows: &[T]) -> Result<()> {
+/// Writes `parts` as one CSV file: the header from the first row's field
+/// names, one line per row; with `lead`, a first column of that name holding
+/// each part's label. Without rows (no policy, or no resources) only a
+/// header would be known from none, so the file is not written.
+fn write_rows<T: Serialize>(path: &Path, lead: Option<&str>, parts: &[(&str, &[T])]) -> Result<()> {
+    let Some(first) = parts.iter().find_map(|(_, rows)| rows.first()) else {
+        return Ok(());
+    };
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let cerr = |e: csv::Error| Error::Other(format!("writing {name}: {e}"));
     let mut w = csv::Writer::from_path(path)
         .map_err(|e| Error::Other(format!("cannot create {}: {e}", path.display())))?;
-    if let Some(first) = rows.first() {
-        w.write_record(cells(first).iter().map(|(n, _)| *n)).map_err(cerr)?;
-    }
+    w.write_record(lead.into_iter().chain(cells(first).iter().map(|(n, _)| *n))).map_err(cerr)?;
     let mut text = String::new();
-    for row in rows {
-        for (_, c) in cells(row) {
-            text.clear();
-            c.write_csv(&mut text);
-            w.write_field(&text).map_err(cerr)?;
+    for (label, rows) in parts {
+        for row in *rows {
+            if lead.is_some() {
+                w.write_field(label).map_err(cerr)?;
+            }
+            for (_, c) in cells(row) {
+                text.clear();
+                c.write_csv(&mut text);
+                w.write_field(&text).map_err(cerr)?;
+            }
+            w.write_record(None::<&[u8]>).map_err(cerr)?;
         }
-        w.write_record(None::<&[u8]>).map_err(cerr)?;
     }
     w.flush().map_err(|e| Error::io(format!("writing {name}"), e))
 }
 
 /// Writes `summary.csv`: one row for all jobs, one per class, one per tenant.
 pub fn write_summary(path: &Path, result: &PolicyResult) -> Result<()> {
-    write_rows(path, &result.groups)
+    write_rows(path, None, &[("", &result.groups)])
+}
+
+/// Writes `resources.csv`, one row per resource (nothing without `resources:`).
+pub fn write_resources(path: &Path, rows: &[ResourceRow]) -> Result<()> {
+    write_rows(path, None, &[("", rows)])
 }
 
 /// Writes `comparison.csv`, one row per policy.
 pub fn write_comparison(path: &Path, rows: &[&Comparison]) -> Result<()> {
-    write_rows(path, rows)
+    let rows: Vec<&Comparison> = rows.to_vec();
+    write_rows(path, None, &[("", &rows)])
+}
+
+/// Writes the top-level `summary.csv` and (with resources) `resources.csv`
+/// into `dir`: every policy's rows under a leading `policy` column.
+pub fn write_policy_tables(dir: &Path, results: &[(&str, &PolicyResult)]) -> Result<()> {
+    let groups: Vec<(&str, &[_])> = results.iter().map(|(l, r)| (*l, r.groups.as_slice())).collect();
+    write_rows(&dir.join("summary.csv"), Some("policy"), &groups)?;
+    let resources: Vec<(&str, &[_])> = results.iter().map(|(l, r)| (*l, r.resources.as_slice())).collect();
+    write_rows(&dir.join("resources.csv"), Some("policy"), &resources)
+}
+
+/// Writes `dir/file` from every `dir/<label>/file`: its header once with
+/// `policy` first, then each policy's lines with its label first. The lines
+/// are copied as bytes (records split at line breaks outside quotes, cells
+/// not re-parsed), so the cells are exactly the policy's.
+pub fn gather(dir: &Path, labels: &[&str], file: &str) -> Result<()> {
+    let path = dir.join(file);
+    let err = |e| Error::io(format!("writing {}", path.display()), e);
+    let mut out = BufWriter::with_capacity(1 << 16, std::fs::File::create(&path).map_err(err)?);
+    let mut line = Vec::with_capacity(256);
+    for (i, label) in labels.iter().enumerate() {
+        let src = dir.join(label).join(file);
+        let rerr = |e| Error::io(format!("reading {}", src.display()), e);
+        let mut r = BufReader::with_capacity(1 << 16, std::fs::File::open(&src).map_err(rerr)?);
+        let mut cell = Vec::new();
+        csv_cell(label, &mut cell);
+        cell.push(b',');
+        let mut first = true;
+        loop {
+            line.clear();
+            if r.read_until(b'\n', &mut line).map_err(rerr)? == 0 {
+                break;
+            }
+            // a quoted cell may hold a line break: a record ends where its quotes balance
+            while line.iter().filter(|&&c| c == b'"').count() % 2 == 1 {
+                if r.read_until(b'\n', &mut line).map_err(rerr)? == 0 {
+                    break;
+                }
+            }
+            if first {
+                first = false;
+                if i == 0 {
+                    out.write_all(b"policy,").map_err(err)?;
+                    out.write_all(&line).map_err(err)?;
+                }
+                continue;
+            }
+            out.write_all(&cell).map_err(err)?;
+            out.write_all(&line).map_err(err)?;
+        }
+    }
+    out.flush().map_err(err)
+}
+
+/// Appends `text` as one CSV cell, quoted as the `csv` crate would.
+fn csv_cell(text: &str, out: &mut Vec<u8>) {
+    if !text.bytes().any(|c| matches!(c, b',' | b'"' | b'\r' | b'\n')) {
+        out.extend_from_slice(text.as_bytes());
+        return;
+    }
+    out.push(b'"');
+    for c in text.bytes() {
+        if c == b'"' {
+            out.push(b'"');
+        }
+        out.push(c);
+    }
+    out.push(b'"');
 }

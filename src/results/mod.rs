@@ -22,6 +22,19 @@ pub struct PolicyResult {
     pub comparison: Comparison,
     /// `all`, then each class, then each tenant with jobs.
     pub groups: Vec<GroupRow>,
+    /// One per resource of the scenario (`resources.csv`); none without `resources:`.
+    pub resources: Vec<ResourceRow>,
+}
+
+/// How much of one resource the run used: one row of `resources.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResourceRow {
+    pub resource: String,
+    pub capacity: u64,
+    /// Resource-seconds held: over attempts, the amount times the time held.
+    pub used: Secs,
+    /// `used` over (capacity x makespan); empty for a run of zero length.
+    pub utilization: Option<Ratio>,
 }
 
 /// The headline figures of one policy: one row of `comparison.csv`.
@@ -108,7 +121,40 @@ pub struct GroupRow {
 
 impl PolicyResult {
     pub fn new(spec: &PolicySpec, sc: &Scenario, s: &RunStats) -> Self {
-        PolicyResult { comparison: Comparison::new(spec, sc, s), groups: group_rows(sc, s) }
+        PolicyResult {
+            comparison: Comparison::new(spec, sc, s),
+            groups: group_rows(sc, s),
+            resources: resource_rows(sc, s),
+        }
+    }
+}
+
+/// Each resource's use over its capacity for the whole run (resources do not
+/// change size over time: `capacity:` changes workers only).
+fn resource_rows(sc: &Scenario, s: &RunStats) -> Vec<ResourceRow> {
+    let span = s.makespan as f64;
+    sc.resources
+        .iter()
+        .zip(&s.resource_busy)
+        .map(|((name, cap), &used)| ResourceRow {
+            resource: name.clone(),
+            capacity: *cap,
+            used: Secs(used.min(Time::MAX as u128) as Time),
+            utilization: (s.makespan > 0).then(|| Ratio(used as f64 / (*cap as f64 * span))),
+        })
+        .collect()
+}
+
+/// The headline utilization: busy worker time over the pool's worker time;
+/// for a pool bounded by `resources:` alone (no worker count), the busiest
+/// resource's utilization, since that resource is what limits the pool.
+fn headline_utilization(sc: &Scenario, s: &RunStats) -> f64 {
+    match pool_time(sc, s) {
+        Some(pool) => s.busy as f64 / pool,
+        None if sc.workers == u32::MAX => {
+            resource_rows(sc, s).iter().filter_map(|r| r.utilization).map(|r| r.0).fold(0.0, f64::max)
+        }
+        None => 0.0,
     }
 }
 
@@ -140,7 +186,7 @@ fn worst<'a>(
 
 impl Comparison {
     pub fn new(spec: &PolicySpec, sc: &Scenario, s: &RunStats) -> Self {
-        let util = pool_time(sc, s).map_or(0.0, |pool| s.busy as f64 / pool);
+        let util = headline_utilization(sc, s);
         let jain_mean = s.jain.mean();
         let tenants = s.tenants.iter().map(|(t, g)| (*t as usize, g));
         let worst_tenant = worst(tenants, |i| sc.tenants.name(i as TenantId).into_owned());
@@ -267,7 +313,8 @@ mod tests {
         // a new metric is a field here plus its line in docs/metrics.md
         let docs = include_str!("../../docs/metrics.md");
         let row = GroupRow::new(Scope::All, "all", &GroupStats::default(), &GroupStats::default(), None);
-        for name in names(&comparison()).into_iter().chain(names(&row)) {
+        let res = ResourceRow { resource: "gpu".into(), capacity: 4, used: Secs(0), utilization: None };
+        for name in names(&comparison()).into_iter().chain(names(&row)).chain(names(&res)) {
             assert!(docs.contains(&format!("`{name}`")), "docs/metrics.md does not describe `{name}`");
         }
     }

@@ -1,5 +1,6 @@
 //! The per-run log files, streamed as events happen: the observation log
-//! (`ticks.csv`, [`ticks`]), the per-job records (`jobs.csv`), the tenant and
+//! (`ticks.csv`, [`ticks`], with its long forms `dispatches.csv` and
+//! `skips.csv`), the per-job records (`jobs.csv`), the tenant and
 //! class time series (`tenants.csv`, `classes.csv`, [`series`]) and the
 //! fairness windows (`fairness.csv`). Only written with `--logs full`; the
 //! statistics behind `summary.csv` are [`super::tally`].
@@ -34,6 +35,8 @@ pub struct Logs {
     queues: Option<QueueSeries>,
     /// The admission rule that last refused or deferred each live job.
     refused: HashMap<u64, String>,
+    /// A write that failed where no error could be returned.
+    failed: Option<Error>,
 }
 
 impl Logs {
@@ -67,7 +70,15 @@ impl Logs {
             Some(t) if t.planner.is_none() => Some(QueueSeries::new(&t.queues, dir)?),
             _ => None,
         };
-        Ok(Logs { jobs, ticks: TickLog::new(sc, dir)?, series, fairness, queues, refused: HashMap::new() })
+        Ok(Logs {
+            jobs,
+            ticks: TickLog::new(sc, dir)?,
+            series,
+            fairness,
+            queues,
+            refused: HashMap::new(),
+            failed: None,
+        })
     }
 
     pub fn on_arrival(&mut self, job: &Job) {
@@ -95,8 +106,10 @@ impl Logs {
         }
     }
 
-    /// `queued` is the tenant's queue length after.
-    pub fn on_start(&mut self, job: &Job, queued: u64) {
+    /// `job` started at `now`; `queued` is the tenant's queue length after.
+    /// A failed write of a dispatch row is reported at the next call that
+    /// can return it (the engine reports a start without expecting an error).
+    pub fn on_start(&mut self, job: &Job, now: Time, queued: u64) {
         self.series.on_start(job);
         if let Some(q) = self.queues.as_mut() {
             q.on_start(job);
@@ -104,7 +117,9 @@ impl Logs {
         if queued == 0 {
             self.ticks.set_waiting(job.tenant, false);
         }
-        self.ticks.on_chosen(job.tenant);
+        if let Err(e) = self.ticks.on_chosen(job, now) {
+            self.failed.get_or_insert(e);
+        }
     }
 
     pub fn on_skip(&mut self, s: (TenantId, Skip)) {
@@ -221,6 +236,9 @@ impl Logs {
         index: u64,
         end: Time,
     ) -> Result<()> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         self.ticks.close(sc, now.loads, index, end, now.free_workers)?;
         if let Some(q) = self.queues.as_mut() {
             q.close(now.jobs, end)?;
@@ -229,6 +247,9 @@ impl Logs {
     }
 
     pub fn flush(&mut self) -> Result<()> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         let err = |e| Error::io("flushing CSV", e);
         self.jobs.flush().map_err(err)?;
         self.ticks.flush().map_err(err)?;

@@ -2,11 +2,17 @@
 //! at its start, each waiting tenant's queue length at its end, the tenants
 //! dispatched in order, the tenants passed over with their reason, and every
 //! tenant's cumulative completions.
+//!
+//! The same events also go, one fact a row, to the long-form files an
+//! analyst loads without parsing list cells: `dispatches.csv` (a row per
+//! entry of `chosen`) and `skips.csv` (a row per entry of `skipped`). They
+//! are written here, from the very calls that fill the cells, so the two
+//! forms agree by construction.
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
-use crate::core::{Skip, TenantLoad};
+use crate::core::{Job, Skip, TenantLoad};
 use crate::error::Result;
 use crate::model::{Scenario, TenantId, Tenants};
 use crate::time::Time;
@@ -15,6 +21,13 @@ use super::csv_rows::{open_csv, push_u64, Csv};
 
 pub struct TickLog {
     csv: Csv,
+    dispatches: Csv,
+    skips: Csv,
+    /// 1-based index of the open tick (the `tick` column of the long files).
+    open_tick: u64,
+    /// The names a dispatch row writes, copied from the scenario because
+    /// the engine reports a start without it.
+    names: Names,
     /// Workers idle at the start of the current tick.
     free_at_start: u32,
     chosen: Vec<TenantId>,
@@ -56,6 +69,14 @@ impl TickLog {
                     "deferred",
                 ],
             )?,
+            dispatches: open_csv(
+                dir,
+                "dispatches.csv",
+                &["tick", "time", "tenant", "class", "job", "queue", "pool"],
+            )?,
+            skips: open_csv(dir, "skips.csv", &["tick", "time", "tenant", "reason"])?,
+            open_tick: 1,
+            names: Names::new(sc),
             free_at_start: sc.workers,
             chosen: Vec::new(),
             skipped: Vec::new(),
@@ -84,8 +105,27 @@ impl TickLog {
         }
     }
 
-    pub fn on_chosen(&mut self, tenant: TenantId) {
-        self.chosen.push(tenant);
+    /// `job` started (an attempt or a slice) at `now`: an entry of the
+    /// tick's `chosen` cell and a row of `dispatches.csv`.
+    pub fn on_chosen(&mut self, job: &Job, now: Time) -> Result<()> {
+        self.chosen.push(job.tenant);
+        let (w, n) = (&mut self.dispatches, &self.names);
+        w.int(self.open_tick);
+        w.secs(now);
+        w.tenant(&n.tenants, job.tenant);
+        w.text(&n.classes[job.class as usize]);
+        w.int(job.seq);
+        match (n.queues.get(job.queue as usize), n.pools.get(job.pool as usize)) {
+            (Some(q), Some(p)) => {
+                w.text(q);
+                w.text(p);
+            }
+            _ => {
+                w.empty();
+                w.empty();
+            }
+        }
+        w.end()
     }
 
     /// A tenant passed over in this tick; each tenant:reason is listed once.
@@ -147,6 +187,14 @@ impl TickLog {
             cell.extend_from_slice(r.as_str().as_bytes());
         }
         w.bytes(cell);
+        for &(t, r) in &self.skipped {
+            let s = &mut self.skips;
+            s.int(index);
+            s.secs(end);
+            s.tenant(tenants, t);
+            s.text(r.as_str());
+            s.end()?;
+        }
         cell.clear();
         for &t in &self.seen {
             list_sep(cell);
@@ -172,11 +220,37 @@ impl TickLog {
         self.skipped_set.clear();
         self.parked_listed = false;
         self.free_at_start = free_now;
+        self.open_tick = index + 1;
         Ok(())
     }
 
     pub fn flush(&mut self) -> std::io::Result<()> {
-        self.csv.flush()
+        self.csv.flush()?;
+        self.dispatches.flush()?;
+        self.skips.flush()
+    }
+}
+
+/// Tenant, class, queue and pool names (no queues or pools without a topology).
+struct Names {
+    tenants: Tenants,
+    classes: Vec<String>,
+    queues: Vec<String>,
+    pools: Vec<String>,
+}
+
+impl Names {
+    fn new(sc: &Scenario) -> Self {
+        let (queues, pools) = match sc.run_topology() {
+            Some(t) => (t.queues.clone(), t.pools.iter().map(|p| p.name.clone()).collect()),
+            None => (Vec::new(), Vec::new()),
+        };
+        Names {
+            tenants: sc.tenants.clone(),
+            classes: sc.classes.iter().map(|c| c.name.clone()).collect(),
+            queues,
+            pools,
+        }
     }
 }
 

@@ -20,8 +20,17 @@ use crate::time::{parse_duration, to_secs_f64, Time};
 /// File names a results folder holds beside the policies' folders; a label
 /// may not take one of them (compared without case, for file systems that
 /// ignore it).
-pub const RESERVED_LABELS: [&str; 6] =
-    ["charts", "report.html", "comparison.csv", "scenario.yaml", "fairsim-results.json", "summary.csv"];
+pub const RESERVED_LABELS: [&str; 9] = [
+    "charts",
+    "report.html",
+    "comparison.csv",
+    "scenario.yaml",
+    "fairsim-results.json",
+    "summary.csv",
+    "tenants.csv",
+    "classes.csv",
+    "resources.csv",
+];
 
 /// Longest label: a folder name must fit the usual 255-byte limit with room
 /// for the staging suffixes.
