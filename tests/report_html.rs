@@ -64,7 +64,10 @@ fn thirty_tenants_show_the_twenty_worst_and_one_row_for_the_ten_others() {
     let across = section(&html, "tenants");
     // header row + 20 tenants + the collapsed row
     assert_eq!(across.matches("<tr>").count(), 22, "{across}");
-    assert!(across.contains("<tr><td>t29</td><td class=\"n\">29.0 s</td><td class=\"n\">29.0 s</td></tr>"), "{across}");
+    assert!(
+        across.contains("<tr><td>t29</td><td class=\"n\">29.0 s</td><td class=\"n\">29.0 s</td></tr>"),
+        "{across}"
+    );
     assert!(!across.contains("<td>t09</td>"));
     assert!(across.contains("… and 10 more tenants (largest)</td><td class=\"n\">8.99 s</td>"), "{across}");
     let fifo = section(&html, "policy-fifo");
@@ -119,7 +122,9 @@ fn the_provenance_line_shows_what_the_marker_holds() {
     let none = report(&out);
     assert!(!none.contains("provenance\">"));
     // everything else on the page is the same bytes
-    let strip = |h: &str| h.lines().filter(|l| !l.starts_with("<p class=\"provenance\">")).collect::<Vec<_>>().join("\n");
+    let strip = |h: &str| {
+        h.lines().filter(|l| !l.starts_with("<p class=\"provenance\">")).collect::<Vec<_>>().join("\n")
+    };
     assert_eq!(strip(&full), strip(&none));
     assert_eq!(strip(&old), strip(&none));
 }
@@ -146,13 +151,22 @@ fn the_log_axis_reaches_the_decade_above_the_tallest_bar_and_labels_every_decade
     let tallest = svg
         .split('<')
         // fifo's bars, in the first colour of the palette (Okabe-Ito blue)
-        .filter(|t| t.starts_with("rect") && t.contains("fill=\"#0072B2\"") && attr(t, "width").is_some_and(|w| w > 18.0))
+        .filter(|t| {
+            t.starts_with("rect")
+                && t.contains("fill=\"#0072B2\"")
+                && attr(t, "width").is_some_and(|w| w > 18.0)
+        })
         .filter_map(|t| Some((attr(t, "y")?, attr(t, "height")?)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .expect("bars");
     let decades = tallest.1 / per_decade;
     assert!((decades - 3.627).abs() < 0.02, "C's bar spans {decades:.3} decades");
-    assert!(tallest.0 >= ticks[4].1 - 0.5, "the bar's top {} is above the axis top {}", tallest.0, ticks[4].1);
+    assert!(
+        tallest.0 >= ticks[4].1 - 0.5,
+        "the bar's top {} is above the axis top {}",
+        tallest.0,
+        ticks[4].1
+    );
 }
 
 #[test]
@@ -174,8 +188,10 @@ fn sla_and_worker_count_are_drawn_as_reference_lines() {
     // dashed path, drawn as short segments with y of the line.
     let ticks = y_ticks(&running);
     let eight = ticks.iter().find(|t| t.0 == 8.0).expect("a tick at 8").1;
-    let dashes: Vec<&str> =
-        running.split('<').filter(|t| t.starts_with("polyline") && t.contains("stroke-width=\"2\"")).collect();
+    let dashes: Vec<&str> = running
+        .split('<')
+        .filter(|t| t.starts_with("polyline") && t.contains("stroke-width=\"2\""))
+        .collect();
     assert!(!dashes.is_empty());
     for d in &dashes {
         let pts = d.split("points=\"").nth(1).unwrap().split('"').next().unwrap();

@@ -115,7 +115,8 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
     let _ = fs::remove_dir_all(&staging);
     fs::create_dir_all(&staging).map_err(|e| Error::io(format!("cannot create {}", staging.display()), e))?;
     let drawn = headlines(&comparison, &cmp_path).and_then(|h| {
-        let inputs = ChartInputs { dir, labels: &labels, summaries: &summaries, headlines: &h, scene: &scene };
+        let inputs =
+            ChartInputs { dir, labels: &labels, summaries: &summaries, headlines: &h, scene: &scene };
         draw_charts(&inputs, with_charts, &staging)
     });
     if drawn.is_err() {

@@ -188,7 +188,9 @@ impl Plot {
                 lines.iter().map(|l| entry(&l.name, l.color, Swatch::Stroke(dash(l.pattern)))).collect()
             }
             // top-down in the order the bands are stacked on screen
-            Plot::Stacked { bands, .. } => bands.iter().rev().map(|(n, c, _)| entry(n, *c, Swatch::Box)).collect(),
+            Plot::Stacked { bands, .. } => {
+                bands.iter().rev().map(|(n, c, _)| entry(n, *c, Swatch::Box)).collect()
+            }
             Plot::Bars { groups, .. } => groups.iter().map(|(n, c, _)| entry(n, *c, Swatch::Box)).collect(),
         };
         entries.extend(self.marks().iter().map(|m| entry(&m.name, m.color, Swatch::Stroke(MARK_DASH))));
@@ -257,7 +259,7 @@ where
 {
     ChartBuilder::on(area)
         .margin(14)
-        .x_label_area_size(58)
+        .x_label_area_size(72)
         .y_label_area_size(75)
         .build_cartesian_2d(x, y)
         .map_err(de)
@@ -468,7 +470,10 @@ where
     let marks: Vec<Mark> = data
         .marks
         .iter()
-        .map(|m| Mark { points: m.points.iter().map(|&(x, y)| (x.min(n), y.max(y_floor))).collect(), ..m.clone() })
+        .map(|m| Mark {
+            points: m.points.iter().map(|&(x, y)| (x.min(n), y.max(y_floor))).collect(),
+            ..m.clone()
+        })
         .collect();
     draw_marks(&mut chart, &marks)?;
     // placed in backend pixels, as the x axis has no labels to hang them on;
@@ -543,9 +548,12 @@ fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries: &[Ent
         match e.swatch {
             Swatch::Box => area.draw(&Rectangle::new([(6, y - 7), (24, y + 7)], c.filled())),
             Swatch::Stroke(None) => area.draw(&PathElement::new(line, c.stroke_width(3))),
-            Swatch::Stroke(Some((on, off))) => {
-                area.draw(&plotters::element::DashedPathElement::new(line, on.min(8), off.min(4), c.stroke_width(3)))
-            }
+            Swatch::Stroke(Some((on, off))) => area.draw(&plotters::element::DashedPathElement::new(
+                line,
+                on.min(8),
+                off.min(4),
+                c.stroke_width(3),
+            )),
         }
         .map_err(de)?;
         area.draw(&Text::new(short(&e.name, 24), (32, y), style.clone())).map_err(de)?;

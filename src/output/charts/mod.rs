@@ -55,14 +55,28 @@ pub fn policy_charts(
     let class_slas = class_sla_marks(scene, &data.classes, time.max());
     let capacity = capacity_mark(scene.capacity(label), &time);
     let mut charts = vec![
-        completions_plot(label, groups, &data.series.completed, &time)
-            .render(charts_dir, &format!("{label}-completions"), name)?,
-        oldest_age_plot(&format!("Oldest claimable job age per class — {label}"), &data.classes, &time, class_slas)
-            .render(charts_dir, &format!("{label}-oldest-age"), name)?,
-        running_plot(label, groups, &data.series.running, &time, capacity)
-            .render(charts_dir, &format!("{label}-running"), name)?,
-        wait_cdf_plot(label, groups, &data.waits, scene)
-            .render(charts_dir, &format!("{label}-wait-cdf"), name)?,
+        completions_plot(label, groups, &data.series.completed, &time).render(
+            charts_dir,
+            &format!("{label}-completions"),
+            name,
+        )?,
+        oldest_age_plot(
+            &format!("Oldest claimable job age per class — {label}"),
+            &data.classes,
+            &time,
+            class_slas,
+        )
+        .render(charts_dir, &format!("{label}-oldest-age"), name)?,
+        running_plot(label, groups, &data.series.running, &time, capacity).render(
+            charts_dir,
+            &format!("{label}-running"),
+            name,
+        )?,
+        wait_cdf_plot(label, groups, &data.waits, scene).render(
+            charts_dir,
+            &format!("{label}-wait-cdf"),
+            name,
+        )?,
     ];
     if let Some((queues, total)) = &data.queues {
         let title = match queues.len() {
@@ -71,13 +85,11 @@ pub fn policy_charts(
                 format!("Oldest claimable job age, the {n} of {total} queues with the oldest jobs — {label}")
             }
         };
-        charts.push(
-            oldest_age_plot(&title, queues, &time, Vec::new()).render(
-                charts_dir,
-                &format!("{label}-queue-age"),
-                name,
-            )?,
-        );
+        charts.push(oldest_age_plot(&title, queues, &time, Vec::new()).render(
+            charts_dir,
+            &format!("{label}-queue-age"),
+            name,
+        )?);
     }
     if let Some(counts) = read_admission(&dir.join(label).join("summary.csv"), groups)? {
         charts.push(admission_plot(label, groups, &counts).render(

@@ -27,7 +27,8 @@ impl Scene {
     /// `name` is the name the report found there, used when loading fails.
     pub fn of_folder(dir: &Path, name: Option<String>) -> Scene {
         let path = dir.join("scenario.yaml");
-        let loaded = crate::scenario::load_unscanned(&path).or_else(|_| crate::scenario::load_for_trace(&path));
+        let loaded =
+            crate::scenario::load_unscanned(&path).or_else(|_| crate::scenario::load_for_trace(&path));
         match loaded {
             Ok(sc) => Scene::of(&sc),
             Err(_) => Scene { name, ..Scene::default() },
@@ -35,13 +36,9 @@ impl Scene {
     }
 
     fn of(sc: &Scenario) -> Scene {
-        let slas =
-            sc.classes.iter().filter_map(|c| Some((c.name.clone(), to_secs_f64(c.sla?)))).collect();
-        let capacity = sc
-            .policies
-            .iter()
-            .filter_map(|p| Some((p.label.clone(), steps(&sc.for_run(p))?)))
-            .collect();
+        let slas = sc.classes.iter().filter_map(|c| Some((c.name.clone(), to_secs_f64(c.sla?)))).collect();
+        let capacity =
+            sc.policies.iter().filter_map(|p| Some((p.label.clone(), steps(&sc.for_run(p))?))).collect();
         Scene { name: Some(sc.name.clone()), slas, capacity, base: steps(sc) }
     }
 

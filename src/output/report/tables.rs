@@ -84,7 +84,8 @@ pub(super) fn summary_view(t: &Table) -> (Table, usize) {
             rows.extend(group.into_iter().cloned());
             continue;
         }
-        let p99 = |r: &Vec<String>| r.get(pi).and_then(|c| c.parse::<f64>().ok()).unwrap_or(f64::NEG_INFINITY);
+        let p99 =
+            |r: &Vec<String>| r.get(pi).and_then(|c| c.parse::<f64>().ok()).unwrap_or(f64::NEG_INFINITY);
         // stable: a tie keeps the file's order
         group.sort_by(|a, b| p99(b).total_cmp(&p99(a)));
         let rest = &group[TOP_ROWS..];
@@ -178,10 +179,8 @@ pub(super) fn tenant_policy_table(labels: &[String], summaries: &[Table]) -> Opt
         rest_max = Some((0..labels.len()).map(max_of).collect());
     }
     let show = |v: &Option<f64>| v.map(duration).unwrap_or_default();
-    let mut rows: Vec<Vec<String>> = order
-        .iter()
-        .map(|n| std::iter::once(n.clone()).chain(cells[n].iter().map(show)).collect())
-        .collect();
+    let mut rows: Vec<Vec<String>> =
+        order.iter().map(|n| std::iter::once(n.clone()).chain(cells[n].iter().map(show)).collect()).collect();
     if let Some(m) = rest_max {
         let name = format!("… and {collapsed} more tenants (largest)");
         rows.push(std::iter::once(name).chain(m.iter().map(show)).collect());
@@ -199,7 +198,13 @@ mod tests {
         let mut rows = vec![["all", "all", "0", "0", "0"].map(String::from).to_vec()];
         // tenant i has i + 1 jobs and a p99 of i seconds
         for i in 0..tenants {
-            rows.push(vec!["tenant".into(), format!("t{i:02}"), (i + 1).to_string(), "1".into(), i.to_string()]);
+            rows.push(vec![
+                "tenant".into(),
+                format!("t{i:02}"),
+                (i + 1).to_string(),
+                "1".into(),
+                i.to_string(),
+            ]);
         }
         Table { header, rows }
     }
