@@ -340,14 +340,29 @@ fn no_plots_and_summary_logs() {
     run(&scenario("abc-rotation.yaml"), out.path(), &["--no-plots"]);
     assert!(!out.path().join("report.html").exists());
     assert!(!out.path().join("charts").exists());
-    // summary logs: a tables-only report, and `report` can rebuild it
+    // summary logs: the report has the charts summary.csv and
+    // comparison.csv allow (issue 15: it used to say "No charts"), and
+    // `report` rebuilds it byte for byte
     let out = tempdir();
     run(&scenario("abc-rotation.yaml"), out.path(), &["--logs", "summary"]);
     let html = std::fs::read_to_string(out.path().join("report.html")).unwrap();
-    assert!(!html.contains("<svg") && html.contains("--logs summary"));
-    assert!(!out.path().join("charts").exists());
+    assert!(html.contains("--logs summary"));
+    // strategy p99, strategy Jain, p99 by policy; no charts over time
+    assert_eq!(html.matches("<svg").count(), 3);
+    assert!(!out.path().join("charts/jain-over-time.svg").exists());
+    // The p99 bars are the hand-derived waits of
+    // `p99_chart_plots_the_hand_derived_waits_and_report_redraws_from_the_csv`.
+    std::fs::remove_dir_all(out.path().join("charts")).unwrap();
     fairsim().arg("report").arg(out.path()).assert().success();
     assert_eq!(std::fs::read_to_string(out.path().join("report.html")).unwrap(), html);
+    let svg = std::fs::read_to_string(out.path().join("charts/p99-wait-by-policy.svg")).unwrap();
+    let bars = bar_values(&svg);
+    for (policy, values) in [("round_robin", [22.0, 3.0, 2.0]), ("fifo", [22.0, 2.0, 4.0])] {
+        for (tenant, want) in ["A", "B", "C"].into_iter().zip(values) {
+            let got = bar(&bars, policy, tenant);
+            assert!((got - want).abs() < 0.2, "{policy} {tenant}: bar {got:.2} s, expected {want} s");
+        }
+    }
 }
 
 #[test]

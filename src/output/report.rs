@@ -4,15 +4,27 @@
 //!
 //! Needs `comparison.csv`, `<label>/summary.csv` for every policy in it and,
 //! unless the folder was written with `--logs summary` (then the report has
-//! tables only), `<label>/{tenants,classes,fairness,jobs}.csv`. `scenario.yaml`
-//! is echoed when present.
+//! the charts the summaries allow: the strategy comparison and p99 wait by
+//! policy), `<label>/{tenants,classes,fairness,jobs}.csv`. `scenario.yaml`
+//! is echoed when present (and gives the charts the classes' SLAs and the
+//! worker count); the marker `fairsim-results.json` gives the provenance line.
+//!
+//! The page stays small however many tenants the run had: tables show the
+//! [`tables::TOP_ROWS`] worst tenants and one row for the rest.
+
+mod format;
+mod provenance;
+mod tables;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
-use super::charts::{self, Chart, Groups};
+use super::charts::{self, Chart, Groups, Scene};
+use tables::{html_table, html_table_as, summary_view, tenant_policy_table, TOP_ROWS};
+
+use format::duration;
 
 /// A small CSV file held whole: header and rows.
 #[derive(Debug, Clone)]
@@ -97,35 +109,40 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
         }
     }
     let scenario = fs::read_to_string(dir.join("scenario.yaml")).ok();
+    let scene = Scene::of_folder(dir, scenario_name(scenario.as_deref()));
 
     let staging = dir.join(format!(".charts.partial-{}", std::process::id()));
     let _ = fs::remove_dir_all(&staging);
-    let mut per_policy: Vec<Vec<Chart>> = Vec::new();
-    let mut cross: Vec<Chart> = Vec::new();
-    if with_charts {
-        fs::create_dir_all(&staging)
-            .map_err(|e| Error::io(format!("cannot create {}", staging.display()), e))?;
-        let drawn = headlines(&comparison, &cmp_path)
-            .and_then(|h| draw_charts(dir, &labels, &summaries, &h, &staging));
-        if drawn.is_err() {
-            let _ = fs::remove_dir_all(&staging);
-        }
-        let (pp, cc) = drawn?;
-        per_policy = pp;
-        cross = cc;
+    fs::create_dir_all(&staging).map_err(|e| Error::io(format!("cannot create {}", staging.display()), e))?;
+    let drawn = headlines(&comparison, &cmp_path).and_then(|h| {
+        let inputs =
+            ChartInputs { dir, labels: &labels, summaries: &summaries, headlines: &h, scene: &scene };
+        draw_charts(&inputs, with_charts, &staging)
+    });
+    if drawn.is_err() {
+        let _ = fs::remove_dir_all(&staging);
     }
-    let html = render_html(&comparison, &labels, &summaries, &per_policy, &cross, scenario.as_deref());
+    let (per_policy, cross) = drawn?;
+    let page = Page {
+        comparison: &comparison,
+        labels: &labels,
+        summaries: &summaries,
+        per_policy: &per_policy,
+        cross: &cross,
+        scenario: scenario.as_deref(),
+        provenance: provenance::line(dir),
+        full_logs: with_charts,
+    };
+    let html = render_html(&page);
     let tmp = dir.join(format!(".report.html.partial-{}", std::process::id()));
     fs::write(&tmp, html).map_err(|e| Error::io(format!("cannot write {}", tmp.display()), e))?;
-    if with_charts {
-        let charts_dir = dir.join("charts");
-        if charts_dir.exists() {
-            fs::remove_dir_all(&charts_dir)
-                .map_err(|e| Error::io(format!("cannot replace {}", charts_dir.display()), e))?;
-        }
-        fs::rename(&staging, &charts_dir)
-            .map_err(|e| Error::io(format!("cannot move charts into {}", charts_dir.display()), e))?;
+    let charts_dir = dir.join("charts");
+    if charts_dir.exists() {
+        fs::remove_dir_all(&charts_dir)
+            .map_err(|e| Error::io(format!("cannot replace {}", charts_dir.display()), e))?;
     }
+    fs::rename(&staging, &charts_dir)
+        .map_err(|e| Error::io(format!("cannot move charts into {}", charts_dir.display()), e))?;
     let out = dir.join("report.html");
     fs::rename(&tmp, &out).map_err(|e| Error::io(format!("cannot write {}", out.display()), e))?;
     Ok(out)
@@ -152,13 +169,19 @@ fn headlines(cmp: &Table, path: &Path) -> Result<Vec<charts::Headline>> {
         .collect())
 }
 
-fn draw_charts(
-    dir: &Path,
-    labels: &[String],
-    summaries: &[(PathBuf, Table)],
-    headlines: &[charts::Headline],
-    out: &Path,
-) -> Result<Drawn> {
+/// What the charts are drawn from.
+struct ChartInputs<'a> {
+    dir: &'a Path,
+    labels: &'a [String],
+    summaries: &'a [(PathBuf, Table)],
+    headlines: &'a [charts::Headline],
+    scene: &'a Scene,
+}
+
+/// Draws the charts into `out`: every chart with the full logs, otherwise
+/// (`--logs summary`) those drawn from comparison.csv and summary.csv alone.
+fn draw_charts(inputs: &ChartInputs, full_logs: bool, out: &Path) -> Result<Drawn> {
+    let ChartInputs { dir, labels, summaries, headlines, scene } = *inputs;
     // tenants ranked by jobs from the first policy (every policy sees the same arrivals)
     let mut tenants: Vec<(String, u64)> = Vec::new();
     let mut p99: Vec<charts::PolicyP99s> = Vec::new();
@@ -177,12 +200,14 @@ fn draw_charts(
     let groups = Groups::new(tenants);
     let mut per_policy = Vec::new();
     let mut series = Vec::new();
-    for label in labels {
-        let (c, s) = charts::policy_charts(dir, label, &groups, out)?;
-        per_policy.push(c);
-        series.push(s);
+    if full_logs {
+        for label in labels {
+            let (c, s) = charts::policy_charts(dir, label, &groups, out, scene)?;
+            per_policy.push(c);
+            series.push(s);
+        }
     }
-    let cross = charts::cross_charts(&groups, &p99, &series, headlines, out)?;
+    let cross = charts::cross_charts(&groups, &p99, &series, headlines, out, scene)?;
     Ok((per_policy, cross))
 }
 
@@ -198,24 +223,6 @@ fn esc(s: &str) -> String {
         }
     }
     o
-}
-
-fn html_table(t: &Table, out: &mut String) {
-    out.push_str("<div class=\"scroll\"><table>\n<thead><tr>");
-    for h in &t.header {
-        out.push_str(&format!("<th>{}</th>", esc(h)));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for r in &t.rows {
-        out.push_str("<tr>");
-        for (i, c) in r.iter().enumerate() {
-            let numeric = !c.is_empty() && c.parse::<f64>().is_ok();
-            let cls = if i == 0 || !numeric { "" } else { " class=\"n\"" };
-            out.push_str(&format!("<td{cls}>{}</td>", esc(c)));
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody></table></div>\n");
 }
 
 /// Strips the XML prolog plotters may emit, so the SVG can sit inline in HTML.
@@ -243,7 +250,8 @@ table{border-collapse:collapse;font-size:.85em}th,td{border:1px solid #ddd;paddi
 th{background:#f3f3f3;position:sticky;top:0}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .scroll{overflow-x:auto;max-width:100%}figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}pre{background:#f7f7f7;padding:1em;overflow-x:auto;font-size:.85em}
-p.note{font-size:.9em;color:#444;max-width:60em}";
+p.note{font-size:.9em;color:#444;max-width:60em}p.provenance{font-size:.85em;color:#555}
+p.provenance code{white-space:pre-wrap;word-break:break-all}";
 
 fn scenario_name(yaml: Option<&str>) -> Option<String> {
     yaml?.lines().find_map(|l| {
@@ -273,14 +281,15 @@ fn headline(t: &Table, out: &mut String) {
     let cols: Vec<(usize, &str)> =
         HEADLINE.iter().filter_map(|(c, n)| t.header.iter().position(|h| h == c).map(|i| (i, *n))).collect();
     let sub = Table {
-        header: cols.iter().map(|c| c.1.to_string()).collect(),
+        header: cols.iter().map(|c| t.header[c.0].clone()).collect(),
         rows: t
             .rows
             .iter()
             .map(|r| cols.iter().map(|c| r.get(c.0).cloned().unwrap_or_default()).collect())
             .collect(),
     };
-    html_table(&sub, out);
+    let names: Vec<String> = cols.iter().map(|c| c.1.to_string()).collect();
+    html_table_as(&sub, &names, out);
     let best = |col: &str, lowest: bool| -> Option<(String, String)> {
         let i = t.header.iter().position(|h| h == col)?;
         let p = t.header.iter().position(|h| h == "policy")?;
@@ -293,9 +302,9 @@ fn headline(t: &Table, out: &mut String) {
     let mut notes = Vec::new();
     if let Some((p, v)) = best("tenant_p99_median", true) {
         notes.push(format!(
-            "the typical tenant's p99 wait is lowest under <b>{}</b> ({} s)",
+            "the typical tenant's p99 wait is lowest under <b>{}</b> ({})",
             esc(&p),
-            esc(&v)
+            esc(&v.parse().map(duration).unwrap_or(v))
         ));
     }
     if let Some((p, v)) = best("jain", false) {
@@ -306,14 +315,21 @@ fn headline(t: &Table, out: &mut String) {
     }
 }
 
-fn render_html(
-    comparison: &Table,
-    labels: &[String],
-    summaries: &[(PathBuf, Table)],
-    per_policy: &[Vec<Chart>],
-    cross: &[Chart],
-    scenario: Option<&str>,
-) -> String {
+/// Everything the page shows.
+struct Page<'a> {
+    comparison: &'a Table,
+    labels: &'a [String],
+    summaries: &'a [(PathBuf, Table)],
+    per_policy: &'a [Vec<Chart>],
+    cross: &'a [Chart],
+    scenario: Option<&'a str>,
+    provenance: Option<String>,
+    /// Whether the folder has the full logs (not `--logs summary`).
+    full_logs: bool,
+}
+
+fn render_html(p: &Page) -> String {
+    let (labels, scenario) = (p.labels, p.scenario);
     let name = scenario_name(scenario).unwrap_or_else(|| "fairsim results".into());
     let mut h = String::new();
     h.push_str(&format!(
@@ -321,33 +337,64 @@ fn render_html(
         esc(&name)
     ));
     h.push_str(&format!("<h1>fairsim report: {}</h1>\n", esc(&name)));
+    if let Some(line) = &p.provenance {
+        h.push_str(line);
+    }
     h.push_str(&format!(
         "<p class=\"note\">{} policies on the same arrivals. Waits are first start minus arrival; percentiles are exact nearest-rank. \
 Jain's index is computed per fairness window (one log tick) on service received over each tenant's max-min fair entitlement, \
-and averaged over windows with at least two backlogged tenants (see docs/metrics.md). Times in seconds.</p>\n",
+and averaged over windows with at least two backlogged tenants (see docs/metrics.md). Times are rounded to the unit shown \
+(<code>7m 35s</code>, <code>0.53 s</code>), utilization is a percentage of capacity; the CSV files hold the exact values, \
+times in seconds.</p>\n",
         labels.len()
     ));
     h.push_str("<nav><ul>\n<li><a href=\"#comparison\">Comparison</a></li>\n");
+    h.push_str("<li><a href=\"#tenants\">Tenants across policies</a></li>\n");
     for l in labels {
         h.push_str(&format!("<li><a href=\"#policy-{0}\">{0}</a></li>\n", esc(l)));
     }
     h.push_str("<li><a href=\"#scenario\">Scenario</a></li>\n</ul></nav>\n");
     h.push_str("<h2 id=\"comparison\">Comparison</h2>\n");
-    headline(comparison, &mut h);
+    headline(p.comparison, &mut h);
     h.push_str("<h3>comparison.csv</h3>\n");
-    html_table(comparison, &mut h);
-    for c in cross {
+    html_table(p.comparison, &mut h);
+    for c in p.cross {
         figure(c, &mut h);
     }
-    if cross.is_empty() {
+    if !p.full_logs {
         h.push_str(
-            "<p class=\"note\">No charts: the folder was written with <code>--logs summary</code>.</p>\n",
+            "<p class=\"note\">The folder was written with <code>--logs summary</code>: the charts over time \
+(completions, running jobs, oldest age, wait CDFs, Jain's index) need the full logs.</p>\n",
         );
+    }
+    let tables: Vec<Table> = p.summaries.iter().map(|s| s.1.clone()).collect();
+    h.push_str("<h2 id=\"tenants\">Tenants across policies</h2>\n");
+    match tenant_policy_table(labels, &tables) {
+        Some((t, collapsed)) => {
+            h.push_str("<p class=\"note\">p99 wait of each tenant under each policy");
+            if collapsed > 0 {
+                h.push_str(&format!(
+                    ": the {TOP_ROWS} tenants with the highest p99 under the policy that treats them worst, \
+then the largest p99 among the other {collapsed} (all of them are in each policy's summary.csv)"
+                ));
+            }
+            h.push_str(".</p>\n");
+            html_table(&t, &mut h);
+        }
+        None => h.push_str("<p class=\"note\">The summaries have no tenant rows.</p>\n"),
     }
     for (i, l) in labels.iter().enumerate() {
         h.push_str(&format!("<h2 id=\"policy-{0}\">Policy {0}</h2>\n<h3>summary.csv</h3>\n", esc(l)));
-        html_table(&summaries[i].1, &mut h);
-        if let Some(cs) = per_policy.get(i) {
+        let (shown, collapsed) = summary_view(&p.summaries[i].1);
+        if collapsed > 0 {
+            h.push_str(&format!(
+                "<p class=\"note\">The {TOP_ROWS} tenants with the highest p99 wait, worst first; the other {collapsed} \
+in one row (counts and work summed, waits and slowdowns their largest). Every row is in <code>{}/summary.csv</code>.</p>\n",
+                esc(l)
+            ));
+        }
+        html_table(&shown, &mut h);
+        if let Some(cs) = p.per_policy.get(i) {
             for c in cs {
                 figure(c, &mut h);
             }

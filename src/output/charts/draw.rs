@@ -19,24 +19,39 @@ const HEIGHT: u32 = 560;
 const LEGEND_W: u32 = 210;
 const FONT: &str = "sans-serif";
 
-const PALETTE: [RGBColor; 10] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
-    RGBColor(127, 127, 127),
+/// Okabe & Ito's eight colours, which colour-blind readers tell apart,
+/// ordered so that neighbours (the first two or three policies, the bars of
+/// one cluster) also differ in lightness when printed in grey (luminance
+/// 87, 162, 106, 119, 159, 151, 0, 214 of 255).
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(0, 0, 0),       // black
+    RGBColor(240, 228, 66),  // yellow
 ];
 
 pub(super) fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
-pub(super) const OTHERS_COLOR: RGBColor = RGBColor(160, 160, 160);
+/// Dash and gap lengths (pixels) of line `i`, `None` for a solid line:
+/// lines whose colours are alike in grey (0, 2, 3 and 1, 4, 5) get
+/// different patterns, so overlapping lines stay apart in print; black is
+/// solid, as black dashes are the reference lines'.
+fn dash(i: usize) -> Option<(u32, u32)> {
+    const PATTERNS: [Option<(u32, u32)>; 4] = [None, Some((10, 5)), Some((3, 4)), Some((18, 6))];
+    const OF_COLOUR: [usize; 8] = [0, 1, 2, 3, 2, 0, 0, 3];
+    PATTERNS[OF_COLOUR[i % OF_COLOUR.len()]]
+}
+
+pub(super) const OTHERS_COLOR: RGBColor = RGBColor(190, 190, 190);
+
+/// Colour of reference lines (SLAs, capacity) unless they belong to a line.
+pub(super) const MARK_COLOR: RGBColor = RGBColor(0, 0, 0);
 
 fn register_fonts() {
     static ONCE: Once = Once::new();
@@ -54,7 +69,18 @@ fn register_fonts() {
 pub struct Line {
     pub name: String,
     pub color: RGBColor,
+    /// Index of the line's dash pattern (its colour's index).
+    pub pattern: usize,
     pub segments: Vec<Vec<(f64, f64)>>,
+}
+
+/// A reference line in data coordinates (a class SLA, the worker count),
+/// drawn dashed over the data and named in the legend.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    pub name: String,
+    pub color: RGBColor,
+    pub points: Vec<(f64, f64)>,
 }
 
 /// Something to draw.
@@ -69,6 +95,7 @@ pub enum Plot {
         /// Logarithmic x axis from this floor (for values spanning decades, like waits).
         log_x: Option<f64>,
         lines: Vec<Line>,
+        marks: Vec<Mark>,
     },
     /// Bands stacked bottom-up in order, over the common `x`.
     Stacked {
@@ -77,8 +104,10 @@ pub enum Plot {
         y_label: String,
         x: Vec<f64>,
         bands: Vec<(String, RGBColor, Vec<f64>)>,
+        marks: Vec<Mark>,
     },
-    /// One cluster of bars per category, one bar per group in each.
+    /// One cluster of bars per category, one bar per group in each. A
+    /// category name may hold a line break (drawn as two lines).
     Bars {
         title: String,
         x_label: String,
@@ -87,6 +116,7 @@ pub enum Plot {
         groups: Vec<(String, RGBColor, Vec<Option<f64>>)>,
         /// Logarithmic y axis from this floor (bars start at it).
         log_y: Option<f64>,
+        marks: Vec<Mark>,
     },
 }
 
@@ -117,46 +147,65 @@ impl Plot {
         }
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Draw {
+    fn marks(&self) -> &[Mark] {
+        match self {
+            Plot::Lines { marks, .. } | Plot::Stacked { marks, .. } | Plot::Bars { marks, .. } => marks,
+        }
+    }
+
+    /// Draws the chart under a title across the whole width (the chart's
+    /// own, after the scenario's name when known).
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, scenario: Option<&str>) -> Draw {
         root.fill(&WHITE).map_err(de)?;
-        let (plot, legend) = root.split_horizontally(WIDTH - LEGEND_W);
         let labels = self.labels();
+        let heading = match scenario {
+            Some(name) => format!("{name} — {}", labels.title),
+            None => labels.title.to_string(),
+        };
+        let body = root.titled(&heading, (FONT, 21).into_font().style(FontStyle::Bold)).map_err(de)?;
+        let (plot, legend) = body.split_horizontally(WIDTH - LEGEND_W);
+        let marks = self.marks();
         match self {
             Plot::Lines { x_max, y_max, log_x, lines, .. } => {
-                draw_lines(&plot, &labels, *x_max, *y_max, *log_x, lines)
+                draw_lines(&plot, &labels, (*x_max, *y_max), *log_x, lines, marks)
             }
-            Plot::Stacked { x, bands, .. } => draw_stacked(&plot, &labels, x, bands),
+            Plot::Stacked { x, bands, .. } => draw_stacked(&plot, &labels, x, bands, marks),
             Plot::Bars { categories, groups, log_y, .. } => {
-                draw_bars(&plot, &labels, categories, groups, *log_y)
+                draw_bars(&plot, &labels, categories, groups, *log_y, marks)
             }
         }?;
-        let (entries, boxes) = self.legend();
-        draw_legend(&legend, &entries, boxes)?;
+        draw_legend(&legend, &self.legend())?;
         root.present().map_err(de)?;
         Ok(())
     }
 
-    /// The legend's names and colours, top-down, and whether they are shown
-    /// as filled boxes (areas, bars) rather than line strokes.
-    fn legend(&self) -> (Vec<(String, RGBColor)>, bool) {
-        match self {
-            Plot::Lines { lines, .. } => (lines.iter().map(|l| (l.name.clone(), l.color)).collect(), false),
+    /// The legend's entries top-down: the data (as filled boxes for areas
+    /// and bars, as strokes for lines), then the reference lines.
+    fn legend(&self) -> Vec<Entry> {
+        let entry = |name: &String, color: RGBColor, swatch| Entry { name: name.clone(), color, swatch };
+        let mut entries: Vec<Entry> = match self {
+            Plot::Lines { lines, .. } => {
+                lines.iter().map(|l| entry(&l.name, l.color, Swatch::Stroke(dash(l.pattern)))).collect()
+            }
             // top-down in the order the bands are stacked on screen
             Plot::Stacked { bands, .. } => {
-                (bands.iter().rev().map(|(n, c, _)| (n.clone(), *c)).collect(), true)
+                bands.iter().rev().map(|(n, c, _)| entry(n, *c, Swatch::Box)).collect()
             }
-            Plot::Bars { groups, .. } => (groups.iter().map(|(n, c, _)| (n.clone(), *c)).collect(), true),
-        }
+            Plot::Bars { groups, .. } => groups.iter().map(|(n, c, _)| entry(n, *c, Swatch::Box)).collect(),
+        };
+        entries.extend(self.marks().iter().map(|m| entry(&m.name, m.color, Swatch::Stroke(MARK_DASH))));
+        entries
     }
 
-    /// Draws the chart into `dir/STEM.svg` and `dir/STEM.png` and returns the SVG text.
-    pub fn render(&self, dir: &Path, stem: &str) -> Result<Chart> {
+    /// Draws the chart into `dir/STEM.svg` and `dir/STEM.png` and returns
+    /// the SVG text; `scenario` names the scenario in the title.
+    pub fn render(&self, dir: &Path, stem: &str, scenario: Option<&str>) -> Result<Chart> {
         register_fonts();
         let fail = |e: String| Error::Other(format!("drawing chart {stem}: {e}"));
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-            self.draw(&root).map_err(fail)?;
+            self.draw(&root, scenario).map_err(fail)?;
         }
         let svg_path = dir.join(format!("{stem}.svg"));
         std::fs::write(&svg_path, &svg)
@@ -164,7 +213,7 @@ impl Plot {
         let png_path = dir.join(format!("{stem}.png"));
         {
             let root = BitMapBackend::new(&png_path, (WIDTH, HEIGHT)).into_drawing_area();
-            self.draw(&root).map_err(fail)?;
+            self.draw(&root, scenario).map_err(fail)?;
         }
         Ok(Chart { stem: stem.to_string(), title: self.title().to_string(), svg })
     }
@@ -180,11 +229,26 @@ struct Labels<'a> {
 /// A chart with x and y axes, as plotters draws onto it.
 type Axes<'a, DB, X, Y> = ChartContext<'a, DB, Cartesian2d<X, Y>>;
 
-/// The axes of one chart in `area`, titled; the x and y ranges are generic
+/// Dash and gap of reference lines: longer than any line's pattern.
+const MARK_DASH: Option<(u32, u32)> = Some((14, 7));
+
+/// How a legend entry shows its colour.
+#[derive(Clone, Copy)]
+enum Swatch {
+    Box,
+    Stroke(Option<(u32, u32)>),
+}
+
+struct Entry {
+    name: String,
+    color: RGBColor,
+    swatch: Swatch,
+}
+
+/// The axes of one chart in `area`; the x and y ranges are generic
 /// because a logarithmic axis is a different coordinate type from a linear one.
 fn frame<'a, DB, X, Y>(
     area: &'a DrawingArea<DB, Shift>,
-    title: &str,
     x: X,
     y: Y,
 ) -> std::result::Result<Axes<'a, DB, X::CoordDescType, Y::CoordDescType>, String>
@@ -194,9 +258,8 @@ where
     Y: AsRangedCoord,
 {
     ChartBuilder::on(area)
-        .caption(title, (FONT, 22).into_font().style(FontStyle::Bold))
         .margin(14)
-        .x_label_area_size(50)
+        .x_label_area_size(72)
         .y_label_area_size(75)
         .build_cartesian_2d(x, y)
         .map_err(de)
@@ -222,17 +285,60 @@ where
         .map_err(de)
 }
 
+/// Draws `points` as a line of `style`, dashed when `dash` is given.
+fn stroke<DB, X, Y>(
+    chart: &mut Axes<'_, DB, X, Y>,
+    points: &[(f64, f64)],
+    dash: Option<(u32, u32)>,
+    style: ShapeStyle,
+) -> Draw
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    match dash {
+        None => chart.draw_series(LineSeries::new(points.iter().copied(), style)).map(|_| ()),
+        Some((on, off)) => {
+            chart.draw_series(DashedLineSeries::new(points.iter().copied(), on, off, style)).map(|_| ())
+        }
+    }
+    .map_err(de)
+}
+
+fn draw_marks<DB, X, Y>(chart: &mut Axes<'_, DB, X, Y>, marks: &[Mark]) -> Draw
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    for m in marks {
+        stroke(chart, &m.points, MARK_DASH, m.color.stroke_width(2))?;
+    }
+    Ok(())
+}
+
+/// The largest x and y of the reference lines, so the axes reach them.
+fn marks_max(marks: &[Mark]) -> (f64, f64) {
+    marks.iter().flat_map(|m| m.points.iter()).fold((0.0, 0.0), |a, p| (a.0.max(p.0), a.1.max(p.1)))
+}
+
 fn draw_lines<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     labels: &Labels,
-    x_max: f64,
-    y_max: f64,
+    (x_max, y_max): (f64, f64),
     log_x: Option<f64>,
     lines: &[Line],
+    marks: &[Mark],
 ) -> Draw {
+    let (mx, my) = marks_max(marks);
+    let (x_max, y_max) = (x_max.max(mx), y_max.max(my));
     match log_x {
-        Some(lo) => lines_on(area, labels, log_axis(lo, x_max), y_max, lo, lines),
-        None => lines_on(area, labels, 0f64..nice_max(x_max), y_max, 0.0, lines),
+        Some(lo) => {
+            let (lo, hi) = log_bounds(lo, x_max);
+            lines_on(area, labels, log_range(lo, hi), y_max, lo, lines, marks)
+        }
+        None => lines_on(area, labels, 0f64..nice_max(x_max), y_max, 0.0, lines, marks),
     }
 }
 
@@ -245,21 +351,22 @@ fn lines_on<DB, X>(
     y_max: f64,
     x_floor: f64,
     lines: &[Line],
+    marks: &[Mark],
 ) -> Draw
 where
     DB: DrawingBackend,
     X: AsRangedCoord<Value = f64>,
     X::CoordDescType: ValueFormatter<f64>,
 {
-    let mut chart = frame(area, labels.title, x_range, 0f64..nice_max(y_max))?;
+    let mut chart = frame(area, x_range, 0f64..nice_max(y_max))?;
     mesh(&mut chart, labels.x, labels.y)?;
     for l in lines {
         for seg in &l.segments {
-            let pts = seg.iter().map(|&(x, y)| (x.max(x_floor), y));
-            chart.draw_series(LineSeries::new(pts, l.color.stroke_width(2))).map_err(de)?;
+            let pts: Vec<(f64, f64)> = seg.iter().map(|&(x, y)| (x.max(x_floor), y)).collect();
+            stroke(&mut chart, &pts, dash(l.pattern), l.color.stroke_width(2))?;
         }
     }
-    Ok(())
+    draw_marks(&mut chart, marks)
 }
 
 fn draw_stacked<DB: DrawingBackend>(
@@ -267,6 +374,7 @@ fn draw_stacked<DB: DrawingBackend>(
     labels: &Labels,
     x: &[f64],
     bands: &[(String, RGBColor, Vec<f64>)],
+    marks: &[Mark],
 ) -> Draw {
     let mut top = vec![0.0; x.len()];
     let mut polys = Vec::new();
@@ -275,20 +383,24 @@ fn draw_stacked<DB: DrawingBackend>(
         for (t, y) in top.iter_mut().zip(v) {
             *t += y;
         }
-        let mut pts: Vec<(f64, f64)> = x.iter().copied().zip(top.iter().copied()).collect();
+        let upper: Vec<(f64, f64)> = x.iter().copied().zip(top.iter().copied()).collect();
+        let mut pts = upper.clone();
         pts.extend(x.iter().copied().zip(lower).rev());
-        polys.push((pts, *c));
+        polys.push((pts, upper, *c));
     }
-    let y_max = top.iter().copied().fold(0.0, f64::max);
-    let x_max = x.last().copied().unwrap_or(0.0);
-    let mut chart = frame(area, labels.title, 0f64..nice_max(x_max), 0f64..nice_max(y_max))?;
+    let (mx, my) = marks_max(marks);
+    let y_max = top.iter().copied().fold(my, f64::max);
+    let x_max = x.last().copied().unwrap_or(0.0).max(mx);
+    let mut chart = frame(area, 0f64..nice_max(x_max), 0f64..nice_max(y_max))?;
     mesh(&mut chart, labels.x, labels.y)?;
-    for (pts, c) in polys {
+    for (pts, upper, c) in polys {
         if pts.len() >= 3 {
             chart.draw_series(std::iter::once(Polygon::new(pts, c.filled()))).map_err(de)?;
+            // a white edge between bands keeps neighbours apart in grey
+            stroke(&mut chart, &upper, None, WHITE.stroke_width(1))?;
         }
     }
-    Ok(())
+    draw_marks(&mut chart, marks)
 }
 
 fn draw_bars<DB: DrawingBackend>(
@@ -297,20 +409,30 @@ fn draw_bars<DB: DrawingBackend>(
     categories: &[String],
     groups: &[(String, RGBColor, Vec<Option<f64>>)],
     log_y: Option<f64>,
+    marks: &[Mark],
 ) -> Draw {
-    let y_max = groups.iter().flat_map(|g| g.2.iter().flatten()).copied().fold(0.0, f64::max);
+    let y_max = groups.iter().flat_map(|g| g.2.iter().flatten()).copied().fold(marks_max(marks).1, f64::max);
+    let bars = BarData { categories, groups, marks };
     match log_y {
-        Some(lo) => bars_on(area, labels, categories, groups, log_axis(lo, y_max), lo),
-        None => bars_on(area, labels, categories, groups, 0f64..nice_max(y_max), 0.0),
+        Some(lo) => {
+            let (lo, hi) = log_bounds(lo, y_max);
+            bars_on(area, labels, &bars, log_range(lo, hi), lo)
+        }
+        None => bars_on(area, labels, &bars, 0f64..nice_max(y_max), 0.0),
     }
+}
+
+struct BarData<'a> {
+    categories: &'a [String],
+    groups: &'a [(String, RGBColor, Vec<Option<f64>>)],
+    marks: &'a [Mark],
 }
 
 /// The bars over the y axis `y_range`, rising from `y_floor`.
 fn bars_on<DB, Y>(
     area: &DrawingArea<DB, Shift>,
     labels: &Labels,
-    categories: &[String],
-    groups: &[(String, RGBColor, Vec<Option<f64>>)],
+    data: &BarData,
     y_range: Y,
     y_floor: f64,
 ) -> Draw
@@ -319,8 +441,9 @@ where
     Y: AsRangedCoord<Value = f64>,
     Y::CoordDescType: ValueFormatter<f64>,
 {
+    let (categories, groups) = (data.categories, data.groups);
     let n = categories.len().max(1) as f64;
-    let mut chart = frame(area, labels.title, 0f64..n, y_range)?;
+    let mut chart = frame(area, 0f64..n, y_range)?;
     // no x tick labels: the categories are named under their clusters below
     chart
         .configure_mesh()
@@ -344,20 +467,49 @@ where
         });
         chart.draw_series(rects).map_err(de)?;
     }
-    // placed in backend pixels, as the x axis has no labels to hang them on
+    let marks: Vec<Mark> = data
+        .marks
+        .iter()
+        .map(|m| Mark {
+            points: m.points.iter().map(|&(x, y)| (x.min(n), y.max(y_floor))).collect(),
+            ..m.clone()
+        })
+        .collect();
+    draw_marks(&mut chart, &marks)?;
+    // placed in backend pixels, as the x axis has no labels to hang them on;
+    // each line cut to the cluster's width, so the last stays inside the axis
     let style = TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    let (left, _) = chart.backend_coord(&(0.0, y_floor));
+    let (right, _) = chart.backend_coord(&(n, y_floor));
+    let fits = ((right - left) as f64 / n / 7.5).floor().clamp(4.0, 24.0) as usize;
     for (i, name) in categories.iter().enumerate() {
         let (px, py) = chart.backend_coord(&(i as f64 + 0.5, y_floor));
-        area.draw(&Text::new(short(name, 16), (px, py + 6), style.clone())).map_err(de)?;
+        for (k, line) in name.lines().enumerate() {
+            let at = (px, py + 6 + 16 * k as i32);
+            area.draw(&Text::new(short(line, fits), at, style.clone())).map_err(de)?;
+        }
     }
     Ok(())
 }
 
-/// A logarithmic axis from `floor` to a little above `max`, at least a decade long.
-fn log_axis(floor: f64, max: f64) -> LogCoord<f64> {
-    (floor..nice_max(max).max(floor * 10.0)).log_scale().into()
+/// The ends of a logarithmic axis over values up to `max`: from `floor`
+/// (a power of ten) to the power of ten at or above `max`, at least a decade,
+/// so the tallest bar fits and both ends are labelled decades.
+pub(super) fn log_bounds(floor: f64, max: f64) -> (f64, f64) {
+    let mut top = if max.is_finite() && max > 0.0 { 10f64.powf(max.log10().ceil()) } else { 1.0 };
+    // log10 of an exact power of ten may land a hair above the integer
+    if top / 10.0 >= max {
+        top /= 10.0;
+    }
+    (floor, top.max(floor * 10.0))
 }
 
+/// A log range a hair wider than `lo..hi`: plotters labels the powers of
+/// ten inside the range, stepping by repeated multiplication, and the top
+/// one lands a rounding error past `hi` (its label was left off).
+fn log_range(lo: f64, hi: f64) -> LogCoord<f64> {
+    (lo * (1.0 - 1e-9)..hi * (1.0 + 1e-9)).log_scale().into()
+}
 /// An upper axis bound a little above `max` (and 1 for an empty chart).
 fn nice_max(max: f64) -> f64 {
     if max.is_finite() && max > 0.0 {
@@ -388,20 +540,39 @@ fn short(name: &str, max: usize) -> String {
     }
 }
 
-fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    entries: &[(String, RGBColor)],
-    boxes: bool,
-) -> Draw {
+fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries: &[Entry]) -> Draw {
     let style = TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-    for (i, (name, c)) in entries.iter().enumerate() {
-        let y = 60 + 24 * i as i32;
-        if boxes {
-            area.draw(&Rectangle::new([(6, y - 7), (24, y + 7)], c.filled())).map_err(de)?;
-        } else {
-            area.draw(&PathElement::new(vec![(4, y), (26, y)], c.stroke_width(3))).map_err(de)?;
+    for (i, e) in entries.iter().enumerate() {
+        let y = 40 + 24 * i as i32;
+        let (c, line) = (e.color, vec![(4, y), (26, y)]);
+        match e.swatch {
+            Swatch::Box => area.draw(&Rectangle::new([(6, y - 7), (24, y + 7)], c.filled())),
+            Swatch::Stroke(None) => area.draw(&PathElement::new(line, c.stroke_width(3))),
+            Swatch::Stroke(Some((on, off))) => area.draw(&plotters::element::DashedPathElement::new(
+                line,
+                on.min(8),
+                off.min(4),
+                c.stroke_width(3),
+            )),
         }
-        area.draw(&Text::new(short(name, 22), (32, y), style.clone())).map_err(de)?;
+        .map_err(de)?;
+        area.draw(&Text::new(short(&e.name, 24), (32, y), style.clone())).map_err(de)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_axis_ends_on_the_decade_above_the_largest_value() {
+        // 423.6 lies between 10^2 and 10^3: the axis runs to 1000 (the
+        // labels are read off a drawn chart in tests/report.rs)
+        assert_eq!(log_bounds(0.1, 423.6), (0.1, 1000.0));
+        // an exact power of ten is its own top; below the floor's decade, one decade
+        assert_eq!(log_bounds(0.1, 100.0), (0.1, 100.0));
+        assert_eq!(log_bounds(1.0, 2.0), (1.0, 10.0));
+        assert_eq!(log_bounds(1.0, 0.5), (1.0, 10.0));
+    }
 }

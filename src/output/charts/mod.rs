@@ -10,20 +10,23 @@
 //!
 //! The files: `read.rs` turns a policy's CSV files into per-tick series,
 //! `series.rs` shapes them for drawing (tenant groups, buckets, CDF samples,
-//! units), `draw.rs` holds every plotters call, and this file decides which
-//! charts a report has and what each shows.
+//! units), `scene.rs` reads what the charts take from the scenario (name,
+//! SLAs, worker counts), `draw.rs` holds every plotters call, and this file
+//! decides which charts a report has and what each shows.
 
 mod draw;
 mod read;
+mod scene;
 mod series;
 
 use std::path::Path;
 
-pub use draw::{Chart, Line, Plot};
+pub use draw::{Chart, Line, Mark, Plot};
+pub use scene::Scene;
 pub use series::{unit_for, Groups, Unit, CDF_POINTS, MAX_POINTS, TOP_N};
 
 use crate::error::Result;
-use draw::color;
+use draw::{color, MARK_COLOR};
 use read::{read_admission, read_policy};
 use series::{axis_unit, buckets, cdf_points, downsample, log_floor, Agg};
 
@@ -44,17 +47,36 @@ pub fn policy_charts(
     label: &str,
     groups: &Groups,
     charts_dir: &Path,
+    scene: &Scene,
 ) -> Result<(Vec<Chart>, PolicySeries)> {
     let data = read_policy(&dir.join(label), groups)?;
     let time = TimeAxis::new(&data.times);
+    let name = scene.name();
+    let class_slas = class_sla_marks(scene, &data.classes, time.max());
+    let capacity = capacity_mark(scene.capacity(label), &time);
     let mut charts = vec![
-        completions_plot(label, groups, &data.series.completed, &time)
-            .render(charts_dir, &format!("{label}-completions"))?,
-        oldest_age_plot(&format!("Oldest claimable job age per class — {label}"), &data.classes, &time)
-            .render(charts_dir, &format!("{label}-oldest-age"))?,
-        running_plot(label, groups, &data.series.running, &time)
-            .render(charts_dir, &format!("{label}-running"))?,
-        wait_cdf_plot(label, groups, &data.waits).render(charts_dir, &format!("{label}-wait-cdf"))?,
+        completions_plot(label, groups, &data.series.completed, &time).render(
+            charts_dir,
+            &format!("{label}-completions"),
+            name,
+        )?,
+        oldest_age_plot(
+            &format!("Oldest claimable job age per class — {label}"),
+            &data.classes,
+            &time,
+            class_slas,
+        )
+        .render(charts_dir, &format!("{label}-oldest-age"), name)?,
+        running_plot(label, groups, &data.series.running, &time, capacity).render(
+            charts_dir,
+            &format!("{label}-running"),
+            name,
+        )?,
+        wait_cdf_plot(label, groups, &data.waits, scene).render(
+            charts_dir,
+            &format!("{label}-wait-cdf"),
+            name,
+        )?,
     ];
     if let Some((queues, total)) = &data.queues {
         let title = match queues.len() {
@@ -63,12 +85,18 @@ pub fn policy_charts(
                 format!("Oldest claimable job age, the {n} of {total} queues with the oldest jobs — {label}")
             }
         };
-        charts
-            .push(oldest_age_plot(&title, queues, &time).render(charts_dir, &format!("{label}-queue-age"))?);
+        charts.push(oldest_age_plot(&title, queues, &time, Vec::new()).render(
+            charts_dir,
+            &format!("{label}-queue-age"),
+            name,
+        )?);
     }
     if let Some(counts) = read_admission(&dir.join(label).join("summary.csv"), groups)? {
-        charts
-            .push(admission_plot(label, groups, &counts).render(charts_dir, &format!("{label}-admission"))?);
+        charts.push(admission_plot(label, groups, &counts).render(
+            charts_dir,
+            &format!("{label}-admission"),
+            name,
+        )?);
     }
     Ok((charts, PolicySeries { label: label.to_string(), times: data.times, jain: data.jain }))
 }
@@ -86,26 +114,60 @@ pub struct Headline {
 
 /// Draws the cross-policy charts: p99 wait per tenant group by policy (from
 /// each policy's summary rows as (tenant, p99 seconds)), Jain's index over
-/// time, and the strategy comparison (p99 of the typical and the worst
-/// tenant, mean and worst Jain, side by side per label).
+/// time (when `series` has the policies' fairness logs: a `--logs summary`
+/// folder has none), and the strategy comparison (p99 of the typical and
+/// the worst tenant, mean and worst Jain, side by side per label).
 pub fn cross_charts(
     groups: &Groups,
     p99: &[PolicyP99s],
     series: &[PolicySeries],
     headlines: &[Headline],
     charts_dir: &Path,
+    scene: &Scene,
 ) -> Result<Vec<Chart>> {
-    Ok(vec![
-        strategy_p99_plot(headlines).render(charts_dir, "strategies-p99")?,
-        strategy_jain_plot(headlines).render(charts_dir, "strategies-jain")?,
-        p99_plot(groups, p99).render(charts_dir, "p99-wait-by-policy")?,
-        jain_plot(series).render(charts_dir, "jain-over-time")?,
-    ])
+    let name = scene.name();
+    let mut charts = vec![
+        strategy_p99_plot(headlines, scene).render(charts_dir, "strategies-p99", name)?,
+        strategy_jain_plot(headlines).render(charts_dir, "strategies-jain", name)?,
+        p99_plot(groups, p99, scene).render(charts_dir, "p99-wait-by-policy", name)?,
+    ];
+    if !series.is_empty() {
+        charts.push(jain_plot(series).render(charts_dir, "jain-over-time", name)?);
+    }
+    Ok(charts)
+}
+
+/// Horizontal lines at the classes' SLAs (seconds / `div`) across `0..x_end`,
+/// one per distinct SLA naming its classes, black. At most four: more would
+/// crowd the legend (the classes' own charts draw each).
+fn sla_marks(scene: &Scene, div: f64, x_end: f64) -> Vec<Mark> {
+    let mut by_value: Vec<(f64, Vec<&str>)> = Vec::new();
+    for (class, sla) in &scene.slas {
+        match by_value.iter_mut().find(|(v, _)| v == sla) {
+            Some((_, names)) => names.push(class),
+            None => by_value.push((*sla, vec![class])),
+        }
+    }
+    by_value
+        .into_iter()
+        .take(4)
+        .map(|(v, names)| Mark {
+            name: format!("SLA {} s: {}", trim_secs(v), names.join(", ")),
+            color: MARK_COLOR,
+            points: vec![(0.0, v / div), (x_end, v / div)],
+        })
+        .collect()
+}
+
+/// Seconds as a short number (three significant digits at most).
+fn trim_secs(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// The typical tenant's p99 (the median over tenants: in a flood, a small
 /// tenant's) and the worst tenant's, per label, on one log axis.
-fn strategy_p99_plot(h: &[Headline]) -> Plot {
+fn strategy_p99_plot(h: &[Headline], scene: &Scene) -> Plot {
     let values = || h.iter().flat_map(|r| [r.tenant_p99_median, r.worst_tenant_p99]).flatten();
     let max = values().fold(0.0, f64::max);
     let floor = log_floor(values(), max);
@@ -118,9 +180,10 @@ fn strategy_p99_plot(h: &[Headline]) -> Plot {
         categories: h.iter().map(|r| r.label.clone()).collect(),
         groups: vec![
             ("median tenant p99".into(), color(0), scaled(|r| r.tenant_p99_median)),
-            ("worst tenant p99".into(), color(3), scaled(|r| r.worst_tenant_p99)),
+            ("worst tenant p99".into(), color(1), scaled(|r| r.worst_tenant_p99)),
         ],
         log_y: floor.map(|f| f / u.div),
+        marks: sla_marks(scene, u.div, h.len() as f64),
     }
 }
 
@@ -133,9 +196,10 @@ fn strategy_jain_plot(h: &[Headline]) -> Plot {
         categories: h.iter().map(|r| r.label.clone()).collect(),
         groups: vec![
             ("mean".into(), color(0), h.iter().map(|r| r.jain).collect()),
-            ("worst window".into(), color(3), h.iter().map(|r| r.jain_min).collect()),
+            ("worst window".into(), color(1), h.iter().map(|r| r.jain_min).collect()),
         ],
         log_y: None,
+        marks: Vec::new(),
     }
 }
 
@@ -153,6 +217,7 @@ fn admission_plot(label: &str, groups: &Groups, counts: &[[f64; 3]]) -> Plot {
             ("rejected".into(), color(3), part(2)),
         ],
         log_y: None,
+        marks: Vec::new(),
     }
 }
 
@@ -160,6 +225,8 @@ fn admission_plot(label: &str, groups: &Groups, counts: &[[f64; 3]]) -> Plot {
 /// chosen for the run's length.
 struct TimeAxis {
     xs: Vec<f64>,
+    /// Seconds per unit of the axis.
+    div: f64,
     label: String,
 }
 
@@ -168,6 +235,7 @@ impl TimeAxis {
         let tu = unit_for(times.last().copied().unwrap_or(0.0));
         TimeAxis {
             xs: times.iter().map(|t| t / tu.div).collect(),
+            div: tu.div,
             label: format!("simulated time ({})", tu.name),
         }
     }
@@ -184,6 +252,7 @@ fn completions_plot(label: &str, groups: &Groups, completed: &[Vec<f64>], time: 
         .map(|(g, y)| Line {
             name: groups.names[g].clone(),
             color: groups.color(g),
+            pattern: g,
             segments: vec![downsample(&time.xs, y, Agg::Last)],
         })
         .collect();
@@ -195,20 +264,55 @@ fn completions_plot(label: &str, groups: &Groups, completed: &[Vec<f64>], time: 
         y_max: completed.iter().filter_map(|v| v.last().copied()).fold(0.0, f64::max),
         log_x: None,
         lines,
+        marks: Vec::new(),
     }
 }
 
-/// Oldest claimable age over time, a line per class or queue.
-fn oldest_age_plot(title: &str, classes: &[(String, Vec<f64>)], time: &TimeAxis) -> Plot {
+/// Each class's SLA (in seconds) as a line in the colour of the class's
+/// line on the oldest-age chart, for the classes in `classes`.
+fn class_sla_marks(scene: &Scene, classes: &[(String, Vec<f64>)], x_end: f64) -> Vec<(Mark, f64)> {
+    scene
+        .slas
+        .iter()
+        .filter_map(|(class, sla)| {
+            let i = classes.iter().position(|(n, _)| n == class)?;
+            let mark = Mark {
+                name: format!("SLA {class} ({} s)", trim_secs(*sla)),
+                color: color(i),
+                points: vec![(0.0, *sla), (x_end, *sla)],
+            };
+            Some((mark, *sla))
+        })
+        .collect()
+}
+
+/// Oldest claimable age over time, a line per class or queue, and the
+/// classes' SLAs (marks in seconds, with the SLA) as lines.
+fn oldest_age_plot(
+    title: &str,
+    classes: &[(String, Vec<f64>)],
+    time: &TimeAxis,
+    slas: Vec<(Mark, f64)>,
+) -> Plot {
     let age_max = classes.iter().flat_map(|(_, v)| v.iter().copied()).fold(0.0, f64::max);
-    let au = unit_for(age_max);
+    let sla_max = slas.iter().map(|s| s.1).fold(0.0, f64::max);
+    let au = unit_for(age_max.max(sla_max));
+    let marks = slas
+        .into_iter()
+        .map(|(m, _)| Mark { points: m.points.iter().map(|&(x, y)| (x, y / au.div)).collect(), ..m })
+        .collect();
     let lines = classes
         .iter()
         .enumerate()
         .map(|(i, (name, v))| {
             let y: Vec<f64> = v.iter().map(|a| a / au.div).collect();
             // the worst age in a bucket, so a short starvation still shows
-            Line { name: name.clone(), color: color(i), segments: vec![downsample(&time.xs, &y, Agg::Max)] }
+            Line {
+                name: name.clone(),
+                color: color(i),
+                pattern: i,
+                segments: vec![downsample(&time.xs, &y, Agg::Max)],
+            }
         })
         .collect();
     Plot::Lines {
@@ -219,10 +323,31 @@ fn oldest_age_plot(title: &str, classes: &[(String, Vec<f64>)], time: &TimeAxis)
         y_max: age_max / au.div,
         log_x: None,
         lines,
+        marks,
     }
 }
 
-fn running_plot(label: &str, groups: &Groups, running: &[Vec<f64>], time: &TimeAxis) -> Plot {
+/// The worker count over time as a step line over the time axis.
+fn capacity_mark(steps: Option<&[(f64, f64)]>, time: &TimeAxis) -> Vec<Mark> {
+    let Some(steps) = steps else { return Vec::new() };
+    let (end, div) = (time.max(), time.div);
+    let mut points: Vec<(f64, f64)> = Vec::new();
+    for (k, &(at, n)) in steps.iter().enumerate() {
+        let from = (at / div).min(end);
+        let to = steps.get(k + 1).map_or(end, |s| (s.0 / div).min(end));
+        points.push((from, n));
+        points.push((to, n));
+    }
+    vec![Mark { name: "workers (capacity)".into(), color: MARK_COLOR, points }]
+}
+
+fn running_plot(
+    label: &str,
+    groups: &Groups,
+    running: &[Vec<f64>],
+    time: &TimeAxis,
+    marks: Vec<Mark>,
+) -> Plot {
     let xs = &time.xs;
     let bands = running
         .iter()
@@ -238,10 +363,11 @@ fn running_plot(label: &str, groups: &Groups, running: &[Vec<f64>], time: &TimeA
         y_label: "running jobs (at tick ends)".into(),
         x: buckets(xs.len()).iter().map(|r| xs[r.end - 1]).collect(),
         bands,
+        marks,
     }
 }
 
-fn wait_cdf_plot(label: &str, groups: &Groups, waits: &[Vec<f64>]) -> Plot {
+fn wait_cdf_plot(label: &str, groups: &Groups, waits: &[Vec<f64>], scene: &Scene) -> Plot {
     let w_max = waits.iter().filter_map(|w| w.last().copied()).fold(0.0, f64::max);
     let w_floor = log_floor(waits.iter().flatten().copied(), w_max);
     let wu = axis_unit(w_max, w_floor);
@@ -251,8 +377,14 @@ fn wait_cdf_plot(label: &str, groups: &Groups, waits: &[Vec<f64>]) -> Plot {
         .map(|(g, w)| Line {
             name: groups.names[g].clone(),
             color: groups.color(g),
+            pattern: g,
             segments: vec![cdf_points(w, wu.div)],
         })
+        .collect();
+    // the SLAs as vertical lines: the share of jobs left of one met it
+    let marks = sla_marks(scene, wu.div, 1.0)
+        .into_iter()
+        .map(|m| Mark { points: vec![(m.points[0].1, 0.0), (m.points[0].1, 1.0)], ..m })
         .collect();
     Plot::Lines {
         title: format!("Wait-time CDF per tenant — {label}"),
@@ -262,10 +394,11 @@ fn wait_cdf_plot(label: &str, groups: &Groups, waits: &[Vec<f64>]) -> Plot {
         y_max: 1.0,
         log_x: w_floor.map(|f| f / wu.div),
         lines,
+        marks,
     }
 }
 
-fn p99_plot(groups: &Groups, p99: &[PolicyP99s]) -> Plot {
+fn p99_plot(groups: &Groups, p99: &[PolicyP99s], scene: &Scene) -> Plot {
     let max = p99.iter().flat_map(|(_, v)| v.iter().filter_map(|x| x.1)).fold(0.0, f64::max);
     let floor = log_floor(p99.iter().flat_map(|(_, v)| v.iter().filter_map(|x| x.1)), max);
     let u = axis_unit(max, floor);
@@ -285,8 +418,10 @@ fn p99_plot(groups: &Groups, p99: &[PolicyP99s]) -> Plot {
         .collect();
     let mut categories = groups.names.clone();
     if let Some(o) = groups.others {
-        categories[o] = format!("{} max", categories[o]);
+        // on two lines: one would run past a narrow cluster, and past the axis
+        categories[o] = format!("{} others\n(largest)", groups.rest);
     }
+    let marks = sla_marks(scene, u.div, categories.len() as f64);
     Plot::Bars {
         title: "p99 wait per tenant, by policy".into(),
         x_label: "tenant".into(),
@@ -294,6 +429,7 @@ fn p99_plot(groups: &Groups, p99: &[PolicyP99s]) -> Plot {
         categories,
         groups: bar_groups,
         log_y: floor.map(|f| f / u.div),
+        marks,
     }
 }
 
@@ -307,6 +443,7 @@ fn jain_plot(series: &[PolicySeries]) -> Plot {
         .map(|(i, s)| Line {
             name: s.label.clone(),
             color: color(i),
+            pattern: i,
             segments: jain_segments(s, tu.div, dot),
         })
         .collect();
@@ -319,6 +456,7 @@ fn jain_plot(series: &[PolicySeries]) -> Plot {
         y_max: 1.0 / 1.04,
         log_x: None,
         lines,
+        marks: Vec::new(),
     }
 }
 

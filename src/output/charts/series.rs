@@ -65,6 +65,8 @@ pub struct Groups {
     pub names: Vec<String>,
     index: HashMap<String, usize>,
     pub others: Option<usize>,
+    /// How many tenants "others" stands for.
+    pub rest: usize,
 }
 
 impl Groups {
@@ -85,7 +87,7 @@ impl Groups {
             names.push(format!("others ({})", tenants.len() - shown));
             shown
         });
-        Groups { names, index, others }
+        Groups { names, index, others, rest: tenants.len() - shown }
     }
 
     /// The group of a tenant (unknown tenants go to "others", or are dropped).
