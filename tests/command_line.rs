@@ -144,7 +144,9 @@ fn stdout_holds_only_the_table_and_status_goes_to_stderr() {
 fn completion_scripts_follow_each_shell_s_convention() {
     // each shell's own marker: bash registers a function with `complete -F`,
     // zsh's file starts with #compdef, fish uses `complete -c`
-    for (shell, marker) in [("bash", "complete -F _fairsim"), ("zsh", "#compdef fairsim"), ("fish", "complete -c fairsim")] {
+    for (shell, marker) in
+        [("bash", "complete -F _fairsim"), ("zsh", "#compdef fairsim"), ("fish", "complete -c fairsim")]
+    {
         let out = fairsim().args(["completions", shell]).output().unwrap();
         assert!(out.status.success());
         let script = String::from_utf8_lossy(&out.stdout);
@@ -164,7 +166,8 @@ fn the_manual_has_a_page_per_command() {
     assert!(String::from_utf8_lossy(&out.stdout).contains(".TH fairsim 1"));
     let dir = tempdir();
     fairsim().args(["man", "--dir"]).arg(dir.path()).assert().success();
-    for page in ["fairsim.1", "fairsim-run.1", "fairsim-validate.1", "fairsim-report.1", "fairsim-policies.1"] {
+    for page in ["fairsim.1", "fairsim-run.1", "fairsim-validate.1", "fairsim-report.1", "fairsim-policies.1"]
+    {
         assert!(dir.path().join(page).is_file(), "{page}");
     }
     let run = std::fs::read_to_string(dir.path().join("fairsim-run.1")).unwrap();

@@ -19,7 +19,11 @@ fn folder_bytes(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             } else {
                 let rel = p.strip_prefix(dir).unwrap().to_string_lossy().to_string();
                 let bytes = std::fs::read(&p).unwrap();
-                let bytes = if rel == "fairsim-results.json" { without_provenance(&bytes) } else { bytes };
+                let bytes = match rel.as_str() {
+                    "fairsim-results.json" => without_provenance(&bytes),
+                    "report.html" => without_provenance_line(&bytes),
+                    _ => bytes,
+                };
                 out.insert(rel, bytes);
             }
         }
@@ -36,6 +40,14 @@ fn without_provenance(json: &[u8]) -> Vec<u8> {
         .filter(|l| !["  \"command\":", "  \"started\":", "  \"out\":"].iter().any(|k| l.starts_with(k)))
         .collect();
     assert_eq!(text.lines().count(), kept.len() + 3, "the record names its command, date and folder");
+    kept.join("\n").into_bytes()
+}
+
+/// report.html less its one provenance line (command and date).
+fn without_provenance_line(html: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(html);
+    let kept: Vec<&str> = text.lines().filter(|l| !l.starts_with("<p class=\"provenance\">")).collect();
+    assert_eq!(text.lines().count(), kept.len() + 1, "the report shows its provenance on one line");
     kept.join("\n").into_bytes()
 }
 

@@ -39,7 +39,8 @@ policies: [wfq]
     );
     let jobs = read_csv(&out.join("wfq/jobs.csv"));
     assert_eq!(last_finish(&jobs, "g1"), 5.0);
-    let g0_first = jobs.iter().filter(|r| r["tenant"] == "g0").map(|r| secs(&r["finish"])).fold(f64::MAX, f64::min);
+    let g0_first =
+        jobs.iter().filter(|r| r["tenant"] == "g0").map(|r| secs(&r["finish"])).fold(f64::MAX, f64::min);
     assert_eq!(g0_first, 3.0);
     // the declared name is the set's tenant, not a second tenant
     let tenants = read_csv(&out.join("wfq/tenants.csv"));
@@ -83,7 +84,10 @@ workload:
         "cap.yaml",
     );
     // `0` of `cap: 0` is at line 4, column 42
-    assert!(err.contains("cap.yaml:4:42:") && err.contains("cap 0 must be a whole number of at least 1"), "{err}");
+    assert!(
+        err.contains("cap.yaml:4:42:") && err.contains("cap 0 must be a whole number of at least 1"),
+        "{err}"
+    );
     let err = validate_error(
         "
 workers: 2
