@@ -88,16 +88,19 @@ impl OfferedLoad {
         let span = to - from;
         let rho = workers.map(|w| if span > 0.0 { work / (w * span) } else { f64::INFINITY });
         let peak = workers.and_then(|w| peak(&entries).map(|(r, a, b)| (r / w, a, b)));
-        let resources = (sc.resources.iter().enumerate())
+        // per resource: offered load, and the time its capacity needs for
+        // the resource-seconds asked of it (a makespan bound of its own)
+        let (resources, on_resources): (Vec<(String, f64)>, Vec<f64>) = (sc.resources.iter().enumerate())
             .map(|(i, (name, cap))| {
                 let used: f64 =
                     (sc.workload.iter().zip(&entries)).map(|(e, l)| l.work * e.cost[i] as f64).sum();
                 let rho = if span > 0.0 { used / (*cap as f64 * span) } else { f64::INFINITY };
-                (name.clone(), rho)
+                ((name.clone(), rho), used / *cap as f64)
             })
-            .collect();
+            .unzip();
         let on_all = workers.map_or(0.0, |w| work / w);
-        OfferedLoad { entries, jobs, work, from, to, rho, peak, resources, makespan_at_least: to.max(on_all) }
+        let makespan_at_least = on_resources.into_iter().fold(to.max(on_all), f64::max);
+        OfferedLoad { entries, jobs, work, from, to, rho, peak, resources, makespan_at_least }
     }
 
     /// The report's lines, for `validate` and the start of `run`.
@@ -117,7 +120,7 @@ impl OfferedLoad {
         out.push(format!("in all: about {:.0} jobs, {} of work", self.jobs, secs(self.work)));
         let load = |rho: f64| match rho.is_finite() {
             true => format!("{rho:.2}"),
-            false => "unbounded (every job arrives at one instant)".to_string(),
+            false => "not defined (every job arrives at one instant; see the makespan bound)".to_string(),
         };
         if let Some(rho) = self.rho {
             out.push(format!(
@@ -139,19 +142,21 @@ impl OfferedLoad {
 
     /// A warning when the pool (or a resource) is offered more than it
     /// can serve over the arrivals: the backlog then grows until they end.
+    /// Arrivals at one instant (a batch) have no rate to compare: they
+    /// drain, and the makespan bound says how long that takes.
     pub fn warning(&self) -> Option<String> {
         let over = self
             .rho
-            .map(|r| ("the workers".to_string(), r))
+            .map(|r| ("the workers are".to_string(), r))
             .into_iter()
-            .chain(self.resources.iter().map(|(n, r)| (format!("resource {n}"), *r)))
-            .filter(|(_, r)| *r >= 1.0)
+            .chain(self.resources.iter().map(|(n, r)| (format!("resource {n} is"), *r)))
+            .filter(|(_, r)| r.is_finite() && *r >= 1.0)
             .max_by(|a, b| a.1.total_cmp(&b.1))?;
         let secs = human;
         Some(format!(
-            "warning: {} are offered ρ = {} of what they can serve while jobs arrive: the backlog grows without bound until the arrivals stop, and the run lasts at least {}; add workers, lower the rates, or add admission rules",
+            "warning: {} offered ρ = {:.2} of what they can serve while jobs arrive: the backlog grows without bound until the arrivals stop, and the run lasts at least {}; add capacity, lower the rates, or add admission rules",
             over.0,
-            if over.1.is_finite() { format!("{:.2}", over.1) } else { "∞".to_string() },
+            over.1,
             secs(self.makespan_at_least)
         ))
     }
@@ -210,6 +215,24 @@ mod tests {
         assert!((peak - (2.01 + 3.06) / 4.0).abs() < 1e-9 && (a, b) == (50.0, 100.0), "{:?}", l.peak);
         assert_eq!(l.makespan_at_least, 100.0);
         assert!(l.warning().is_none());
+    }
+
+    #[test]
+    fn a_batch_on_a_resource_pool_drains_without_warning_and_bounds_the_makespan() {
+        // 10 jobs of 2 s holding 1 gpu each, all at t = 0, on 4 gpus: 20
+        // gpu-seconds over 4 gpus need at least 5 s; a batch has no rate,
+        // so no overload warning
+        let sc = load_str(
+            "resources: {gpu: 4}\nworkload:\n  - {tenant: A, count: 10, at: 0s, service: 2s, cost: {gpu: 1}}\n",
+            Path::new("t.yaml"),
+        )
+        .expect("valid");
+        let l = OfferedLoad::of(&sc);
+        assert_eq!(l.makespan_at_least, 5.0);
+        assert!(l.warning().is_none(), "{:?}", l.warning());
+        assert!(l.lines().iter().any(|x| {
+            x == "offered load on gpu: not defined (every job arrives at one instant; see the makespan bound)"
+        }));
     }
 
     #[test]
