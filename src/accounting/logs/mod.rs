@@ -16,6 +16,7 @@ use crate::core::{Job, JobState, Outcome, Skip, Slot};
 use crate::error::{Error, Result};
 use crate::model::{Scenario, TenantId};
 use crate::time::Time;
+use crate::workload::trace::TraceIds;
 
 use super::fairness::Window;
 use super::groups::GroupStats;
@@ -34,6 +35,8 @@ pub struct Logs {
     queues: Option<QueueSeries>,
     /// The admission rule that last refused or deferred each live job.
     refused: HashMap<u64, String>,
+    /// Trace rows' own ids of the live jobs (scenarios with a trace only).
+    pub(super) trace_ids: Option<TraceIds>,
 }
 
 impl Logs {
@@ -61,13 +64,23 @@ impl Logs {
                 "slices",
                 "admission",
                 "admission_rule",
+                "trace_id",
             ],
         )?;
         let queues = match sc.run_topology() {
             Some(t) if t.planner.is_none() => Some(QueueSeries::new(&t.queues, dir)?),
             _ => None,
         };
-        Ok(Logs { jobs, ticks: TickLog::new(sc, dir)?, series, fairness, queues, refused: HashMap::new() })
+        let trace_ids = (!sc.traces.is_empty()).then(TraceIds::default);
+        Ok(Logs {
+            jobs,
+            ticks: TickLog::new(sc, dir)?,
+            series,
+            fairness,
+            queues,
+            refused: HashMap::new(),
+            trace_ids,
+        })
     }
 
     pub fn on_arrival(&mut self, job: &Job) {
@@ -194,6 +207,10 @@ impl Logs {
         }
         match self.refused.remove(&job.seq) {
             Some(rule) => w.text(&rule),
+            None => w.empty(),
+        }
+        match self.trace_ids.as_ref().and_then(|t| t.take(job.seq)) {
+            Some(id) => w.text(&id),
             None => w.empty(),
         }
         w.end()
