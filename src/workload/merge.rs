@@ -37,8 +37,11 @@ pub const WINDOW_FROM: usize = 64;
 const TARGET: usize = 4096;
 
 /// Most arrivals a round pulls from one source: bounds the round's memory
-/// when a source has thousands at one instant (a batch).
-const PER_SOURCE: usize = 4;
+/// when a source has thousands at one instant (a batch). Generous, because
+/// a source stopped short holds back every arrival after its next one
+/// (they wait in the buffer for a later round): at about one arrival per
+/// source and window, 17 in one window almost never happens.
+const PER_SOURCE: usize = 16;
 
 pub enum Merge {
     Heap(HeapMerge),

@@ -127,8 +127,8 @@ impl SpillReader {
         let deadline = if flags & DEADLINE != 0 { Some(self.u64()? as Time) } else { None };
         let mut cost: Res = [0; MAX_RESOURCES];
         if flags & COST != 0 {
-            for d in 0..self.dims {
-                cost[d] = self.u64()?;
+            for c in cost.iter_mut().take(self.dims) {
+                *c = self.u64()?;
             }
         }
         self.id.clear();
