@@ -134,7 +134,7 @@ fn run_engine(
     if let Some(p) = progress {
         engine = engine.with_progress(p);
     }
-    let mut stream = ArrivalStream::new(sc);
+    let mut stream = ArrivalStream::new(sc).with_trace_ids(engine.trace_ids());
     let (stats, audit) = engine.run(&mut stream)?;
     if let Some(e) = stream.take_error() {
         return Err(e);

@@ -96,6 +96,11 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    /// Where the arrival stream leaves trace ids for `jobs.csv` (with logs and a trace only).
+    pub fn trace_ids(&self) -> Option<crate::workload::trace::TraceIds> {
+        self.logs.as_ref()?.trace_ids.clone()
+    }
+
     /// A recorder writing its logs into `dir`, or none at all when `dir` is `None`.
     pub fn new(sc: &Scenario, dir: Option<&Path>) -> Result<Self> {
         Ok(Recorder {

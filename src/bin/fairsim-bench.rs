@@ -14,9 +14,15 @@
 //!   (`summary-10m.yaml`, in a child process, from its `VmHWM`);
 //! - `peer`: `peer-simpy.yaml` beside the SimPy model of
 //!   `bench/peers/simpy_fairsim.py` (same workload, same moment), the
-//!   ratio, and the mean wait against Erlang C (0.36959 s for M/M/16 at 0.9).
+//!   ratio, and the mean wait against Erlang C (0.36959 s for M/M/16 at 0.9);
+//! - `entries`: `entries-10k-many.yaml` (one workload entry per tenant,
+//!   10,000 entries) against `entries-10k-one.yaml` (the same load as one
+//!   entry spread over 10,000 tenants), end to end, paired runs;
+//! - `replay`: a 2,000,000-row CSV trace written once from a generated
+//!   workload, replayed against that workload generated, for one policy and
+//!   for four, end to end, paired runs.
 //!
-//! Usage: `fairsim-bench [SECTION...] [--python PATH] [--peers DIR] [--repeat N] [--policy LABEL...]`;
+//! Usage: see [`USAGE`] (`fairsim-bench --help`);
 //! no section means all of them (`peer` is skipped, with the reason, when
 //! its Python cannot import simpy and numpy; when `peer` is named, that is
 //! an error, reported before anything runs).
@@ -30,6 +36,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
+
+#[path = "bench/paired.rs"]
+mod paired;
 
 use fairsim::run::{self, Logs, RunOptions};
 use fairsim::{model, scenario};
@@ -151,7 +160,17 @@ fn throughput() {
     println!();
 }
 
+/// The binary given with `--fairsim`, if any.
+static FAIRSIM: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+fn set_fairsim(p: PathBuf) {
+    *FAIRSIM.lock().expect("not poisoned") = Some(p);
+}
+
 fn fairsim_exe() -> PathBuf {
+    if let Some(p) = FAIRSIM.lock().ok().and_then(|p| p.clone()) {
+        return p;
+    }
     let me = std::env::current_exe().unwrap_or_default();
     me.with_file_name(format!("fairsim{}", std::env::consts::EXE_SUFFIX))
 }
@@ -405,6 +424,31 @@ fn child_main(mode: &str, name: &str) {
     println!("{jobs} jobs: {wall:.2} s wall, {cpu:.2} s cpu, peak RSS {:.0} MB", peak_rss_mb());
 }
 
+/// What `fairsim-bench --help` prints.
+const USAGE: &str = "\
+fairsim's benchmark harness: times the scenarios of scenarios/bench/ (see docs/performance.md)
+
+Usage: fairsim-bench [SECTION...] [OPTIONS]
+
+Sections (none given: all of them):
+  throughput  jobs/s of every policy of tenants-10k.yaml (10,000 tenants, 64 workers, logs off)
+  full        1,000,000 jobs with every CSV written, end to end (full-csv-1m.yaml)
+  scaling     CPU per job with 100 vs 100,000 backlogged tenants (paired runs)
+  memory      peak resident memory of a 10,000,000-job summary-only run
+  peer        peer-simpy.yaml beside the SimPy model of bench/peers/
+  entries     10,000 workload entries vs one entry over 10,000 tenants (paired runs)
+  replay      a 2,000,000-row CSV trace replayed vs the same load generated, 1 and 4 policies
+
+Options:
+  --repeat N        timed runs per figure, in alternating rounds (default 3)
+  --policy LABEL    only this policy in throughput and scaling (repeatable)
+  --fairsim PATH    the fairsim binary that entries, replay and full run
+                    (default: the one beside fairsim-bench), e.g. an older build
+  --python PATH     Python with simpy and numpy for peer (default python3 on PATH)
+  --peers DIR       folder of the peer models (default bench/peers)
+  -h, --help        print this help
+";
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--child") {
@@ -436,9 +480,22 @@ fn main() {
                     std::process::exit(2)
                 }
             },
-            s @ ("throughput" | "full" | "scaling" | "memory" | "peer") => sections.push(s.to_string()),
+            "--fairsim" => match it.next() {
+                Some(p) => set_fairsim(absolute_arg(PathBuf::from(p))),
+                None => {
+                    eprintln!("--fairsim needs the path of a fairsim binary");
+                    std::process::exit(2)
+                }
+            },
+            "-h" | "--help" => {
+                print!("{USAGE}");
+                return;
+            }
+            s @ ("throughput" | "full" | "scaling" | "memory" | "peer" | "entries" | "replay") => {
+                sections.push(s.to_string())
+            }
             other => {
-                eprintln!("unknown argument `{other}`; sections: throughput full scaling memory peer; options: --python PATH --peers DIR --repeat N --policy LABEL");
+                eprintln!("unknown argument `{other}`; sections: throughput full scaling memory peer entries replay; options: --python PATH --peers DIR --repeat N --policy LABEL --fairsim PATH (see --help)");
                 std::process::exit(2)
             }
         }
@@ -479,6 +536,12 @@ fn main() {
     }
     if on("memory") {
         memory();
+    }
+    if on("entries") {
+        paired::entries(&bench_dir(), &fairsim_exe(), repeat());
+    }
+    if on("replay") {
+        paired::replay(&bench_dir(), &fairsim_exe(), repeat());
     }
     if let Some(plan) = peer_plan {
         match plan {

@@ -198,6 +198,11 @@ impl<'s> Engine<'s> {
         self
     }
 
+    /// Where the arrival stream leaves trace ids for `jobs.csv`; see [`crate::workload::trace::TraceIds`].
+    pub fn trace_ids(&self) -> Option<crate::workload::trace::TraceIds> {
+        self.rec.trace_ids()
+    }
+
     /// Calls `f(now, jobs_arrived)` every few thousand events (for a progress bar).
     pub fn with_progress(mut self, f: &'s dyn Fn(Time, u64)) -> Self {
         self.progress = Some(f);

@@ -21,7 +21,7 @@ pub use topology::{
     Busy, PlannerSpec, Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, Throttle, TopologySpec,
     MAX_QUEUES,
 };
-pub use trace::{CsvColumns, TimeFormat, TraceFormat, TraceScan, TraceSpec};
+pub use trace::{CsvColumns, Spill, TimeFormat, TraceFormat, TraceScan, TraceSpec};
 pub use workload::{ArrivalSpec, Declared, EntrySpec, FailureSpec, ServiceSpec, Slicing};
 
 use std::path::PathBuf;

@@ -50,6 +50,8 @@ pub struct CsvColumns {
     pub deadline: Option<String>,
     /// Resource dimension index -> column holding the amount.
     pub cost: Vec<(usize, String)>,
+    /// The job's own id in the source system, shown in `jobs.csv` as `trace_id`.
+    pub id: Option<String>,
 }
 
 /// How trace timestamps are written.
@@ -79,4 +81,29 @@ pub struct TraceScan {
     pub last_arrival: Time,
     /// Service of the rows replayed, summed (microseconds).
     pub work: u128,
+    /// The rows replayed, parsed, in a binary file that each policy run
+    /// streams back instead of parsing the text again (`None`: the file
+    /// could not be written, and runs read the text).
+    pub spill: Option<std::sync::Arc<Spill>>,
+}
+
+/// A temporary file of parsed trace rows, removed when the last scenario
+/// holding it is dropped.
+#[derive(Debug)]
+pub struct Spill {
+    pub path: PathBuf,
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// A spill is a cache of what the trace file says: two scans of the same
+/// trace are equal whatever their spill files are called.
+impl PartialEq for Spill {
+    fn eq(&self, _: &Spill) -> bool {
+        true
+    }
 }

@@ -353,7 +353,9 @@ pub struct RawEntry {
     /// Batch shorthand: `count` jobs at `at`.
     pub count: Option<Spanned<u64>>,
     pub at: Option<Spanned<Dur>>,
-    pub arrivals: Option<Spanned<RawArrivals>>,
+    // boxed, as `trace`: an entry is moved and copied as the list of
+    // entries grows, and 10,000 entries of a few KB each made loading slow
+    pub arrivals: Option<Spanned<Box<RawArrivals>>>,
     pub service: Option<Spanned<RawService>>,
     pub deadline: Option<Spanned<Dur>>,
     pub cost: Option<Spanned<NamedMap<Spanned<u64>>>>,
@@ -365,7 +367,7 @@ pub struct RawEntry {
     /// Cost gaming: what the tenant declares, `{factor: 0.1}`.
     pub declared: Option<Spanned<RawDeclared>>,
     /// Trace replay: `- trace: {path, format, columns, ...}` (alone in its entry).
-    pub trace: Option<Spanned<RawTrace>>,
+    pub trace: Option<Spanned<Box<RawTrace>>>,
 }
 
 /// `trace:` map of a workload entry.
@@ -400,6 +402,7 @@ pub struct RawColumns {
     pub priority: Option<Spanned<String>>,
     pub deadline: Option<Spanned<String>>,
     pub cost: Option<Spanned<NamedMap<Spanned<String>>>>,
+    pub id: Option<Spanned<String>>,
 }
 
 /// `tenants: {count: N, prefix: t, weight: 2, cap: 4}`: weight and cap

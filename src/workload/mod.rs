@@ -5,6 +5,7 @@
 //! (common random numbers) while memory stays independent of the job count.
 
 pub mod generator;
+mod merge;
 pub mod rng;
 pub mod stream;
 pub mod trace;

@@ -3,10 +3,10 @@
 
 use crate::error::Error;
 use crate::model::Scenario;
-use crate::quad_heap::QuadHeap;
 
 use super::generator::EntryGenerator;
-use super::trace::TraceSource;
+use super::merge::{Merge, Pull};
+use super::trace::{TraceIds, TraceSource};
 use crate::core::Arrival;
 
 /// Source of arrivals for one simulation run.
@@ -16,13 +16,39 @@ pub trait Source {
 }
 
 /// The k-way merge of every entry's generator and every trace (traces
-/// after the generators at equal times). Memory: one pending arrival per entry.
+/// after the generators at equal times); see [`super::merge`].
 pub struct ArrivalStream {
+    sources: Sources,
+    merge: Merge,
+    error: Option<Error>,
+    /// Where the trace rows' own ids go, when `jobs.csv` shows them.
+    ids: Option<TraceIds>,
+    /// Arrivals handed out so far: the id the engine gives the next one.
+    handed: u64,
+}
+
+/// The generators, then the traces, as numbered sources.
+struct Sources {
     gens: Vec<EntryGenerator>,
     traces: Vec<TraceSource>,
-    pending: Vec<Option<Arrival>>,
-    heap: QuadHeap<(u64, usize)>,
-    error: Option<Error>,
+}
+
+impl Pull for Sources {
+    fn pull(&mut self, i: usize) -> Option<Arrival> {
+        match self.gens.get_mut(i) {
+            Some(g) => g.next(),
+            None => self.traces[i - self.gens.len()].next_arrival(),
+        }
+    }
+
+    fn warm(&self, i: usize) {
+        crate::prefetch::prefetch_item(&self.gens, i);
+    }
+
+    fn id(&self, i: usize) -> Option<&str> {
+        let id = self.traces.get(i.checked_sub(self.gens.len())?)?.id();
+        (!id.is_empty()).then_some(id)
+    }
 }
 
 impl ArrivalStream {
@@ -45,29 +71,16 @@ impl ArrivalStream {
                 }
             }
         }
-        let n = gens.len() + traces.len();
-        let mut s = ArrivalStream {
-            gens,
-            traces,
-            pending: Vec::with_capacity(n),
-            heap: QuadHeap::with_capacity(n),
-            error,
-        };
-        for i in 0..n {
-            let a = s.pull(i);
-            if let Some(a) = &a {
-                s.heap.push((a.time, i));
-            }
-            s.pending.push(a);
-        }
-        s
+        let mut sources = Sources { gens, traces };
+        let n = sources.gens.len() + sources.traces.len();
+        let merge = Merge::new(&mut sources, n);
+        ArrivalStream { sources, merge, error, ids: None, handed: 0 }
     }
 
-    fn pull(&mut self, i: usize) -> Option<Arrival> {
-        match self.gens.get_mut(i) {
-            Some(g) => g.next(),
-            None => self.traces[i - self.gens.len()].next_arrival(),
-        }
+    /// Hands the trace rows' own ids, by job id, to `ids` (for `jobs.csv`).
+    pub fn with_trace_ids(mut self, ids: Option<TraceIds>) -> Self {
+        self.ids = ids;
+        self
     }
 
     /// The error that cut an entry short (a draw past the horizon) or a
@@ -76,21 +89,19 @@ impl ArrivalStream {
     pub fn take_error(&mut self) -> Option<Error> {
         self.error
             .take()
-            .or_else(|| self.gens.iter_mut().find_map(|g| g.take_error()))
-            .or_else(|| self.traces.iter_mut().find_map(|t| t.take_error()))
+            .or_else(|| self.sources.gens.iter_mut().find_map(|g| g.take_error()))
+            .or_else(|| self.sources.traces.iter_mut().find_map(|t| t.take_error()))
     }
 }
 
 impl Source for ArrivalStream {
     fn next_arrival(&mut self) -> Option<Arrival> {
-        let (_, i) = self.heap.pop()?;
-        let out = self.pending[i].take();
-        let next = self.pull(i);
-        if let Some(a) = &next {
-            self.heap.push((a.time, i));
+        let (a, id) = self.merge.next(&mut self.sources, self.ids.is_some())?;
+        if let (Some(ids), Some(id)) = (&self.ids, id) {
+            ids.insert(self.handed, &id);
         }
-        self.pending[i] = next;
-        out
+        self.handed += 1;
+        Some(a)
     }
 }
 

@@ -17,6 +17,7 @@ use crate::core::{Job, JobState, Outcome, Skip, Slot};
 use crate::error::{Error, Result};
 use crate::model::{Scenario, TenantId};
 use crate::time::Time;
+use crate::workload::trace::TraceIds;
 
 use super::fairness::Window;
 use super::groups::GroupStats;
@@ -37,6 +38,8 @@ pub struct Logs {
     refused: HashMap<u64, String>,
     /// A write that failed where no error could be returned.
     failed: Option<Error>,
+    /// Trace rows' own ids of the live jobs (scenarios with a trace only).
+    pub(super) trace_ids: Option<TraceIds>,
 }
 
 impl Logs {
@@ -64,12 +67,14 @@ impl Logs {
                 "slices",
                 "admission",
                 "admission_rule",
+                "trace_id",
             ],
         )?;
         let queues = match sc.run_topology() {
             Some(t) if t.planner.is_none() => Some(QueueSeries::new(&t.queues, dir)?),
             _ => None,
         };
+        let trace_ids = (!sc.traces.is_empty()).then(TraceIds::default);
         Ok(Logs {
             jobs,
             ticks: TickLog::new(sc, dir)?,
@@ -78,6 +83,7 @@ impl Logs {
             queues,
             refused: HashMap::new(),
             failed: None,
+            trace_ids,
         })
     }
 
@@ -209,6 +215,10 @@ impl Logs {
         }
         match self.refused.remove(&job.seq) {
             Some(rule) => w.text(&rule),
+            None => w.empty(),
+        }
+        match self.trace_ids.as_ref().and_then(|t| t.take(job.seq)) {
+            Some(id) => w.text(&id),
             None => w.empty(),
         }
         w.end()

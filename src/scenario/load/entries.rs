@@ -264,7 +264,7 @@ impl Builder<'_> {
     }
 
     /// `arrivals: {poisson: RATE | every: D, start, stop, count}`.
-    fn process(&self, a: &Spanned<RawArrivals>, start: Time) -> Result<ArrivalSpec> {
+    fn process(&self, a: &Spanned<Box<RawArrivals>>, start: Time) -> Result<ArrivalSpec> {
         let m = &a.value;
         if let Some(t) = &m.at {
             return Err(

@@ -12,7 +12,7 @@ use crate::time::SECOND;
 
 impl Builder<'_> {
     /// A `- trace: {...}` entry (see docs/scenario.md, "Trace replay").
-    pub(super) fn build_trace(&self, e: &Spanned<RawEntry>, t: &Spanned<RawTrace>) -> Result<TraceSpec> {
+    pub(super) fn build_trace(&self, e: &Spanned<RawEntry>, t: &Spanned<Box<RawTrace>>) -> Result<TraceSpec> {
         self.trace_alone(e)?;
         let t = &t.value;
         let (path, format) = self.trace_path(t)?;
@@ -153,6 +153,7 @@ impl Builder<'_> {
         cols.finished = word(&c.finished);
         cols.priority = word(&c.priority);
         cols.deadline = word(&c.deadline);
+        cols.id = word(&c.id);
         for (rname, col) in c.cost.iter().flat_map(|cost| &cost.value.0) {
             let Some(i) = self.resources.iter().position(|(n, _)| n == rname) else {
                 return Err(self.err_at(

@@ -28,6 +28,7 @@ pub fn default_columns() -> CsvColumns {
         priority: None,
         deadline: None,
         cost: Vec::new(),
+        id: None,
     }
 }
 
@@ -42,13 +43,16 @@ struct Index {
     priority: Option<usize>,
     deadline: Option<usize>,
     cost: Vec<(usize, usize)>,
+    id: Option<usize>,
 }
 
 /// Streaming reader of a CSV trace.
 pub struct CsvRows<R: IoRead> {
     path: PathBuf,
     reader: ::csv::Reader<R>,
-    rec: ::csv::StringRecord,
+    /// Raw bytes: fields are checked for UTF-8 and trimmed one by one, as
+    /// `StringRecord` with `Trim::All` would, without its copy of each record.
+    rec: ::csv::ByteRecord,
     idx: Index,
     time_format: TimeFormat,
     service_unit: Time,
@@ -64,7 +68,7 @@ impl<R: IoRead> CsvRows<R> {
         time_format: TimeFormat,
         dims: usize,
     ) -> Result<Self> {
-        let mut reader = ::csv::ReaderBuilder::new().trim(::csv::Trim::All).from_reader(input);
+        let mut reader = ::csv::ReaderBuilder::new().trim(::csv::Trim::Headers).from_reader(input);
         let header = reader
             .headers()
             .map_err(|e| Error::input(path, 1, 0, format!("cannot read the CSV header: {e}")))?
@@ -129,26 +133,36 @@ impl<R: IoRead> CsvRows<R> {
             priority: opt(&cols.priority, "priority")?,
             deadline: opt(&cols.deadline, "deadline")?,
             cost,
+            // like `queue`, an `id` column is used when present
+            id: match &cols.id {
+                Some(c) => Some(need(c, "id")?),
+                None => find("id"),
+            },
         };
         Ok(CsvRows {
             path: path.to_path_buf(),
             reader,
-            rec: ::csv::StringRecord::new(),
+            rec: ::csv::ByteRecord::new(),
             idx,
             time_format,
             service_unit: cols.service_unit,
         })
     }
 
-    fn parse(&self, row: &mut Row) -> std::result::Result<(), RowError> {
+    /// Parses the record just read, whose fields are `text` (checked UTF-8).
+    fn parse(&self, text: &str, row: &mut Row) -> std::result::Result<(), RowError> {
         let line = row.line;
         let rec = &self.rec;
         let idx = &self.idx;
-        let field = |i: usize| rec.get(i).unwrap_or("");
+        let field = |i: usize| rec.range(i).and_then(|r| text.get(r)).map(trim).unwrap_or("");
         let bad = |i: usize, m: String| RowError { line, column: i + 1, message: m };
         let time = |i: usize| parse_time(field(i), self.time_format).map_err(|m| bad(i, m));
         row.arrival_col = idx.arrival + 1;
         row.time = time(idx.arrival)?;
+        row.id.clear();
+        if let Some(i) = idx.id {
+            row.id.push_str(field(i));
+        }
         row.tenant.clear();
         row.tenant.push_str(field(idx.tenant));
         if row.tenant.is_empty() {
@@ -197,6 +211,33 @@ impl<R: IoRead> CsvRows<R> {
     }
 }
 
+/// `s` without leading and trailing white space, as `StringRecord::trim`
+/// (Unicode white space), with a fast path for ASCII edges.
+fn trim(s: &str) -> &str {
+    let t = s.trim_ascii();
+    match (t.as_bytes().first(), t.as_bytes().last()) {
+        (Some(a), Some(b)) if !a.is_ascii() || !b.is_ascii() => t.trim(),
+        _ => t,
+    }
+}
+
+/// The record's bytes as text when every field is UTF-8; else the index of
+/// the first field that is not.
+fn record_text(rec: &::csv::ByteRecord) -> std::result::Result<&str, usize> {
+    // the whole may be UTF-8 while a character straddles two fields
+    match std::str::from_utf8(rec.as_slice()) {
+        Ok(t)
+            if rec
+                .iter()
+                .enumerate()
+                .all(|(i, _)| rec.range(i).is_some_and(|r| t.is_char_boundary(r.end))) =>
+        {
+            Ok(t)
+        }
+        _ => Err(rec.iter().position(|f| std::str::from_utf8(f).is_err()).unwrap_or(0)),
+    }
+}
+
 /// A timestamp in the given format, in microseconds.
 pub fn parse_time(text: &str, format: TimeFormat) -> std::result::Result<i64, String> {
     if text.is_empty() {
@@ -220,11 +261,21 @@ pub fn parse_time(text: &str, format: TimeFormat) -> std::result::Result<i64, St
 
 impl<R: IoRead> RowReader for CsvRows<R> {
     fn next_row(&mut self, row: &mut Row) -> Result<Option<Read>> {
-        match self.reader.read_record(&mut self.rec) {
+        match self.reader.read_byte_record(&mut self.rec) {
             Ok(false) => Ok(None),
             Ok(true) => {
                 row.line = self.rec.position().map(|p| p.line()).unwrap_or(0);
-                Ok(Some(match self.parse(row) {
+                let text = match record_text(&self.rec) {
+                    Ok(t) => t,
+                    Err(bad) => {
+                        return Ok(Some(Read::Bad(RowError {
+                            line: row.line,
+                            column: bad + 1,
+                            message: "this field is not valid UTF-8".into(),
+                        })))
+                    }
+                };
+                Ok(Some(match self.parse(text, row) {
                     Ok(()) => Read::Row,
                     Err(e) => Read::Bad(e),
                 }))

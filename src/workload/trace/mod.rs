@@ -11,9 +11,14 @@
 //! O(distinct names). So a broken row is reported before anything runs or
 //! any output folder is touched.
 //!
-//! Each policy run then re-opens the file and streams it again through
-//! [`TraceSource`]: one row in memory at a time, names resolved through a
-//! map built from the scenario. Memory never grows with the trace length.
+//! The first pass also writes the rows it accepted, parsed and resolved to
+//! ids, to a binary spill file in the temporary folder ([`spill`], removed
+//! with the last scenario holding it); each policy run streams that back
+//! through [`TraceSource`], so the text is parsed once however many
+//! policies run. Without a spill (no writable temporary folder) a run
+//! re-opens the trace and parses it again, names resolved through a map
+//! built from the scenario. Either way one row is in memory at a time:
+//! memory never grows with the trace length.
 //!
 //! # Rows
 //! Rows must be in non-decreasing arrival order (export with
@@ -24,20 +29,27 @@
 //! counted. Arrivals are shifted so the first one is at 0 unless `keep_time`.
 
 pub mod csv;
+mod ids;
+mod names;
 pub mod rfc3339;
+mod spill;
 pub mod swf;
+
+pub use ids::TraceIds;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::model::{
-    ClassId, ClassSpec, Res, Scenario, TenantSpec, Tenants, TimeFormat, TraceFormat, TraceScan, TraceSpec,
-    MAX_RESOURCES,
+    ClassId, ClassSpec, Res, Scenario, TenantId, TenantSpec, Tenants, TimeFormat, TraceFormat, TraceScan,
+    TraceSpec, MAX_RESOURCES,
 };
 use crate::time::{Time, HORIZON, HORIZON_TEXT};
 
 use crate::core::Arrival;
+use names::KnownNames;
+use spill::{SpillReader, SpillWriter};
 
 /// One parsed row, before shifting and name resolution. Reused between rows.
 #[derive(Debug, Clone, Default)]
@@ -58,6 +70,8 @@ pub struct Row {
     /// Column (1-based field) of the arrival and of each cost dimension, for messages.
     pub arrival_col: usize,
     pub cost_cols: [usize; MAX_RESOURCES],
+    /// The job's own id in the trace (SWF field 1, the CSV `id` column); empty when none.
+    pub id: String,
 }
 
 /// A row-level problem: where, and what.
@@ -194,6 +208,22 @@ fn row_error(path: &Path, e: RowError) -> Error {
     )
 }
 
+/// The arrival of a checked row.
+fn replayed(row: &Row, time: Time, deadline: Option<Time>, tenant: TenantId, class: ClassId) -> Arrival {
+    Arrival {
+        time,
+        tenant,
+        class,
+        service: row.service,
+        deadline,
+        cost: row.cost,
+        failures: 0,
+        max_attempts: 1,
+        slicing: 0,
+        declared_entry: 0,
+    }
+}
+
 /// The class name a row maps to: the queue, `p<N>` for a priority alone,
 /// `<queue>/p<N>` for both (a class has one priority).
 fn class_name(row: &Row) -> String {
@@ -211,12 +241,16 @@ pub fn prepare(sc: &mut Scenario) -> Result<()> {
     let mut class_ids: HashMap<String, ClassId> =
         sc.classes.iter().enumerate().map(|(i, c)| (c.name.clone(), i as ClassId)).collect();
     let cap = capacity(sc);
+    // names met in the traces, for the rows after the first of each
+    let mut known = KnownNames::default();
     for i in 0..sc.traces.len() {
         let spec = sc.traces[i].clone();
         let mut rows = open_rows(&spec, sc)?;
         let mut row = Row::default();
         let mut scan = TraceScan::default();
         let mut last: Option<(i64, u64)> = None;
+        let mut spill = SpillWriter::create(sc.resources.len());
+        let mut last_class: Option<(String, Option<i32>, ClassId)> = None;
         while let Some(r) = rows.next_row(&mut row)? {
             match r {
                 Read::Missing => {
@@ -232,8 +266,8 @@ pub fn prepare(sc: &mut Scenario) -> Result<()> {
                 Read::Row => {}
             }
             let origin = last.map(|_| scan.origin).unwrap_or(row.time);
-            let arrival = match check_row(&row, last, origin, spec.keep_time, &cap) {
-                Ok((arrival, _)) => arrival,
+            let (arrival, deadline) = match check_row(&row, last, origin, spec.keep_time, &cap) {
+                Ok(x) => x,
                 Err(_) if spec.skip_bad_rows => {
                     scan.bad_rows += 1;
                     continue;
@@ -247,31 +281,69 @@ pub fn prepare(sc: &mut Scenario) -> Result<()> {
             }
             last = Some((row.time, row.line));
             scan.rows += 1;
-            if sc.tenants.id_of(&row.tenant).is_none() {
-                if sc.tenants.len() >= crate::model::MAX_TENANTS as usize {
-                    return Err(Error::input(
-                        &spec.path,
-                        row.line as usize,
-                        0,
-                        format!("more than {} tenants in all; fairsim's limit", crate::model::MAX_TENANTS),
-                    ));
+            let tenant = match known.get(&row.tenant) {
+                Some(t) => t,
+                None => {
+                    let t = match sc.tenants.id_of(&row.tenant) {
+                        Some(t) => t,
+                        None if sc.tenants.len() >= crate::model::MAX_TENANTS as usize => {
+                            return Err(Error::input(
+                                &spec.path,
+                                row.line as usize,
+                                0,
+                                format!(
+                                    "more than {} tenants in all; fairsim's limit",
+                                    crate::model::MAX_TENANTS
+                                ),
+                            ));
+                        }
+                        None => sc.tenants.push_named(TenantSpec {
+                            name: row.tenant.clone(),
+                            weight: 1.0,
+                            cap: None,
+                        }),
+                    };
+                    known.insert(&row.tenant, t);
+                    t
                 }
-                sc.tenants.push_named(TenantSpec { name: row.tenant.clone(), weight: 1.0, cap: None });
-            }
-            let cname = class_name(&row);
-            if !cname.is_empty() && !class_ids.contains_key(&cname) {
-                if sc.classes.len() >= ClassId::MAX as usize {
-                    return Err(Error::input(&spec.path, row.line as usize, 0, "too many classes"));
+            };
+            // most rows repeat the class of the row before
+            let class = match &last_class {
+                Some((c, p, id)) if *c == row.class && *p == row.priority => *id,
+                _ => {
+                    let cname = class_name(&row);
+                    let id = match class_ids.get(&cname) {
+                        _ if cname.is_empty() => 0,
+                        Some(&id) => id,
+                        None => {
+                            if sc.classes.len() >= ClassId::MAX as usize {
+                                return Err(Error::input(
+                                    &spec.path,
+                                    row.line as usize,
+                                    0,
+                                    "too many classes",
+                                ));
+                            }
+                            let id = sc.classes.len() as ClassId;
+                            class_ids.insert(cname.clone(), id);
+                            sc.classes.push(ClassSpec {
+                                name: cname,
+                                priority: row.priority.unwrap_or(5),
+                                weight: 1.0,
+                                sla: None,
+                            });
+                            id
+                        }
+                    };
+                    last_class = Some((row.class.clone(), row.priority, id));
+                    id
                 }
-                class_ids.insert(cname.clone(), sc.classes.len() as ClassId);
-                sc.classes.push(ClassSpec {
-                    name: cname,
-                    priority: row.priority.unwrap_or(5),
-                    weight: 1.0,
-                    sla: None,
-                });
+            };
+            if let Some(w) = spill.as_mut() {
+                w.push(&replayed(&row, arrival, deadline, tenant, class), &row.id);
             }
         }
+        scan.spill = spill.and_then(SpillWriter::finish);
         if scan.rows == 0 {
             let skipped = scan.bad_rows + scan.missing_rows;
             let msg = format!(
@@ -327,10 +399,12 @@ pub fn from_cli(sc: &Scenario, path: &Path, format: Option<&str>, skip_bad_rows:
     Ok(spec)
 }
 
-/// Replays one prepared trace as arrivals, streaming.
+/// Replays one prepared trace as arrivals, streaming: from its spill when
+/// the first pass wrote one, else from the text.
 pub struct TraceSource {
     path: PathBuf,
-    rows: Box<dyn RowReader>,
+    spill: Option<SpillReader>,
+    rows: Option<Box<dyn RowReader>>,
     row: Row,
     origin: i64,
     keep_time: bool,
@@ -345,9 +419,23 @@ pub struct TraceSource {
 impl TraceSource {
     /// Re-opens the trace of a prepared `spec` (see [`prepare`]).
     pub fn open(spec: &TraceSpec, sc: &Scenario) -> Result<Self> {
+        let spill = match &spec.scan.spill {
+            Some(s) => Some(SpillReader::open(&s.path, sc.resources.len()).map_err(|e| {
+                Error::io(
+                    format!(
+                        "cannot read back {} (the parsed rows of {})",
+                        s.path.display(),
+                        spec.path.display()
+                    ),
+                    e,
+                )
+            })?),
+            None => None,
+        };
         Ok(TraceSource {
             path: spec.path.clone(),
-            rows: open_rows(spec, sc)?,
+            rows: if spill.is_some() { None } else { Some(open_rows(spec, sc)?) },
+            spill,
             row: Row::default(),
             origin: spec.scan.origin,
             keep_time: spec.keep_time,
@@ -371,13 +459,32 @@ impl TraceSource {
         None
     }
 
+    /// The trace's own id of the arrival last returned; empty when it has none.
+    pub fn id(&self) -> &str {
+        match &self.spill {
+            Some(s) => s.id(),
+            None => &self.row.id,
+        }
+    }
+
     /// The next arrival, or `None` at the end (or on an error, kept for [`Self::take_error`]).
     pub fn next_arrival(&mut self) -> Option<Arrival> {
         if self.error.is_some() {
             return None;
         }
+        if let Some(s) = self.spill.as_mut() {
+            return match s.next() {
+                Ok(a) => a,
+                Err(e) => {
+                    let e =
+                        Error::io(format!("cannot read back the parsed rows of {}", self.path.display()), e);
+                    self.fail(e)
+                }
+            };
+        }
+        let rows = self.rows.as_mut()?;
         loop {
-            let r = match self.rows.next_row(&mut self.row) {
+            let r = match rows.next_row(&mut self.row) {
                 Ok(None) => return None,
                 Ok(Some(r)) => r,
                 Err(e) => return self.fail(e),

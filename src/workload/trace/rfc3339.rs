@@ -163,7 +163,11 @@ pub fn parse_scaled(text: &str, unit: i64) -> Result<i64, String> {
         num = num * 10 + (c - b'0') as i64;
         den *= 10;
     }
-    let f = (num as i128 * unit as i128 / den as i128) as i64;
+    // in 64 bits when the product fits (always for units up to a second)
+    let f = match num.checked_mul(unit) {
+        Some(p) => p / den,
+        None => (num as i128 * unit as i128 / den as i128) as i64,
+    };
     v = v.checked_add(f).ok_or_else(too_big)?;
     Ok(if neg { -v } else { v })
 }

@@ -5,6 +5,7 @@
 //!
 //! | field | meaning | becomes |
 //! |---|---|---|
+//! | 1 | job number | `trace_id` in `jobs.csv` |
 //! | 2 | submit time (s since the log start) | arrival |
 //! | 4 | run time (s) | service |
 //! | 5 | allocated processors | slots (else field 8) |
@@ -94,6 +95,8 @@ fn parse_line(
         return Ok(false);
     }
     row.line = line;
+    row.id.clear();
+    row.id.push_str(fields[0]);
     row.time = submit;
     row.arrival_col = 2;
     row.service = run as u64;

@@ -1,0 +1,245 @@
+//! The k-way merge of arrival sources into one stream ordered by
+//! (arrival time, source index, order within the source).
+//!
+//! A few sources are merged through a heap of their next arrivals. Many
+//! sources (one workload entry per tenant: 10,000 entries) make that heap
+//! the stream's main cost: each arrival is a pop and a push ten levels
+//! deep, and each touches a generator far from the last one in memory. So
+//! from [`WINDOW_FROM`] sources on, the merge works in windows of time
+//! instead: each round pulls, source after source in order, the arrivals
+//! before the window's end (at most a few per source), sorts their keys,
+//! and hands out those that no source's next arrival can precede. The
+//! order is the heap's exactly (the keys are the same and distinct); only
+//! the work changes: generators are visited in memory order, and a sort of
+//! 16-byte keys replaces the heap.
+
+use crate::core::Arrival;
+use crate::prefetch::prefetch_item;
+use crate::quad_heap::QuadHeap;
+use crate::time::Time;
+
+/// Numbered arrival sources.
+pub trait Pull {
+    /// The next arrival of source `i`.
+    fn pull(&mut self, i: usize) -> Option<Arrival>;
+    /// The trace's own id of the arrival `i` last returned, if it has one.
+    fn id(&self, i: usize) -> Option<&str>;
+    /// Starts loading source `i` into the cache (it is pulled soon).
+    fn warm(&self, _i: usize) {}
+}
+
+/// Sources from which the windowed merge is used.
+pub const WINDOW_FROM: usize = 64;
+
+/// Arrivals a round aims to pull at least (its width adapts to this; with
+/// many sources, twice their number, so the passes over the sources cost
+/// a few steps per arrival).
+const TARGET: usize = 4096;
+
+/// Most arrivals a round pulls from one source: bounds the round's memory
+/// when a source has thousands at one instant (a batch). Generous, because
+/// a source stopped short holds back every arrival after its next one
+/// (they wait in the buffer for a later round): at about one arrival per
+/// source and window, 17 in one window almost never happens.
+const PER_SOURCE: usize = 16;
+
+pub enum Merge {
+    Heap(HeapMerge),
+    Window(WindowMerge),
+}
+
+impl Merge {
+    /// A merge of sources `0..n` of `src`, their first arrivals pulled.
+    pub fn new(src: &mut impl Pull, n: usize) -> Self {
+        let pending: Vec<Option<Arrival>> = (0..n).map(|i| src.pull(i)).collect();
+        if n < WINDOW_FROM {
+            let mut heap = QuadHeap::with_capacity(n);
+            for (i, a) in pending.iter().enumerate() {
+                if let Some(a) = a {
+                    heap.push((a.time, i));
+                }
+            }
+            Merge::Heap(HeapMerge { pending, heap })
+        } else {
+            let live = (0..n as u32).filter(|&i| pending[i as usize].is_some()).collect();
+            let times = pending.iter().map(|a| a.as_ref().map_or(Time::MAX, |a| a.time)).collect();
+            Merge::Window(WindowMerge {
+                pending,
+                times,
+                live,
+                keys: Vec::new(),
+                store: Vec::new(),
+                spare: Vec::new(),
+                due: Vec::new(),
+                ids: Vec::new(),
+                next: 0,
+                ready: 0,
+                width: 1,
+            })
+        }
+    }
+
+    /// The next arrival and, when `want_ids`, its trace id.
+    pub fn next(&mut self, src: &mut impl Pull, want_ids: bool) -> Option<(Arrival, Option<Box<str>>)> {
+        match self {
+            Merge::Heap(h) => h.next(src, want_ids),
+            Merge::Window(w) => w.next(src, want_ids),
+        }
+    }
+}
+
+pub struct HeapMerge {
+    /// The next arrival of each source.
+    pending: Vec<Option<Arrival>>,
+    heap: QuadHeap<(u64, usize)>,
+}
+
+impl HeapMerge {
+    fn next(&mut self, src: &mut impl Pull, want_ids: bool) -> Option<(Arrival, Option<Box<str>>)> {
+        let (_, i) = self.heap.pop()?;
+        let out = self.pending[i].take()?;
+        // the source's last arrival is `out` until it is pulled again
+        let id = if want_ids { src.id(i).map(Box::from) } else { None };
+        let next = src.pull(i);
+        if let Some(a) = &next {
+            self.heap.push((a.time, i));
+        }
+        self.pending[i] = next;
+        Some((out, id))
+    }
+}
+
+pub struct WindowMerge {
+    /// The next arrival of each source not yet pulled into the round.
+    pending: Vec<Option<Arrival>>,
+    /// Its time (`Time::MAX` for none): the passes over the sources read these.
+    times: Vec<Time>,
+    /// Sources with a pending arrival, in index order.
+    live: Vec<u32>,
+    /// Pulled arrivals, sorted from the last round on: time << 64 |
+    /// source << 32 | place in `store`. A source's arrivals enter `store`
+    /// in its order, so the place breaks ties within a source.
+    keys: Vec<u128>,
+    store: Vec<Arrival>,
+    /// The previous round's `store`, kept for its capacity.
+    spare: Vec<Arrival>,
+    /// The sources a round pulls from.
+    due: Vec<u32>,
+    /// Trace ids beside `store` (empty unless asked for).
+    ids: Vec<Option<Box<str>>>,
+    /// `keys[next..ready]` may be handed out.
+    next: usize,
+    ready: usize,
+    /// Width of a round's window (microseconds).
+    width: Time,
+}
+
+fn key(time: Time, source: u32, place: u32) -> u128 {
+    (time as u128) << 64 | (source as u128) << 32 | place as u128
+}
+
+impl WindowMerge {
+    fn next(&mut self, src: &mut impl Pull, want_ids: bool) -> Option<(Arrival, Option<Box<str>>)> {
+        while self.next == self.ready {
+            if !self.round(src, want_ids) {
+                return None;
+            }
+        }
+        let place = (self.keys[self.next] as u32) as usize;
+        // the store is in source order, the keys in time order: a miss each
+        // unless asked for ahead
+        if let Some(&k) = self.keys.get(self.next + 8) {
+            prefetch_item(&self.store, (k as u32) as usize);
+        }
+        self.next += 1;
+        let id = self.ids.get_mut(place).and_then(Option::take);
+        Some((self.store[place].clone(), id))
+    }
+
+    /// Pulls one window; false when every source is exhausted and nothing is left.
+    fn round(&mut self, src: &mut impl Pull, want_ids: bool) -> bool {
+        self.compact();
+        if self.live.is_empty() {
+            self.ready = self.keys.len();
+            return self.ready > self.next;
+        }
+        let target = TARGET.max(2 * self.live.len());
+        let per_source = (target / self.live.len()).max(PER_SOURCE);
+        let lo = self.live.iter().map(|&s| self.times[s as usize]).min().unwrap_or(Time::MAX);
+        let end = lo.saturating_add(self.width);
+        let before = self.live.len();
+        let mut due = std::mem::take(&mut self.due);
+        due.clear();
+        due.extend(self.live.iter().copied().filter(|&s| self.times[s as usize] < end));
+        let mut pulled = 0;
+        for (k, &s) in due.iter().enumerate() {
+            // sources are far apart in memory: load the one a few ahead
+            if let Some(&ahead) = due.get(k + 4) {
+                prefetch_item(&self.pending, ahead as usize);
+                src.warm(ahead as usize);
+            }
+            let i = s as usize;
+            let mut n = 0;
+            while self.times[i] < end && n < per_source {
+                let Some(a) = self.pending[i].take() else { break };
+                let place = self.store.len() as u32;
+                self.keys.push(key(a.time, s, place));
+                self.store.push(a);
+                if want_ids {
+                    self.ids.push(src.id(i).map(Box::from));
+                }
+                self.pending[i] = src.pull(i);
+                self.times[i] = self.pending[i].as_ref().map_or(Time::MAX, |a| a.time);
+                n += 1;
+            }
+            pulled += n;
+        }
+        self.due = due;
+        // an arrival goes out when no pending one precedes it: at the same
+        // (time, source) the pulled one is the earlier of the source
+        let (mut bound, mut capped, mut kept) = (u128::MAX, 0, 0);
+        for j in 0..self.live.len() {
+            let s = self.live[j];
+            let i = s as usize;
+            if self.times[i] == Time::MAX && self.pending[i].is_none() {
+                continue;
+            }
+            capped += usize::from(self.times[i] < end);
+            bound = bound.min(key(self.times[i], s, u32::MAX));
+            self.live[kept] = s;
+            kept += 1;
+        }
+        self.live.truncate(kept);
+        if capped * 4 > before {
+            self.width = (self.width / 2).max(1);
+        } else if pulled < target / 2 {
+            self.width = self.width.saturating_mul(2);
+        }
+        self.keys.sort_unstable();
+        self.ready = self.keys.partition_point(|&k| k <= bound);
+        true
+    }
+
+    /// Drops what was handed out, keeping the rest in order.
+    fn compact(&mut self) {
+        if self.next == 0 {
+            return;
+        }
+        self.keys.drain(..self.next);
+        let mut store = std::mem::take(&mut self.spare);
+        store.clear();
+        let mut ids = Vec::new();
+        for k in self.keys.iter_mut() {
+            let place = (*k as u32) as usize;
+            *k = (*k >> 32) << 32 | store.len() as u128;
+            store.push(self.store[place].clone());
+            if !self.ids.is_empty() {
+                ids.push(self.ids[place].take());
+            }
+        }
+        self.spare = std::mem::replace(&mut self.store, store);
+        self.ids = ids;
+        self.next = 0;
+        self.ready = 0;
+    }
+}
