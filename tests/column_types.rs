@@ -35,7 +35,7 @@ fn kind(cell: &str) -> Kind {
 
 /// Columns that hold names: text by schema, whatever a name looks like (a
 /// trace's tenant ids are digits; docs/metrics.md says to read them as text).
-const NAME_COLUMNS: [&str; 11] = [
+const NAME_COLUMNS: [&str; 12] = [
     "policy",
     "tenant",
     "class",
@@ -47,6 +47,7 @@ const NAME_COLUMNS: [&str; 11] = [
     "worst_class",
     "resource",
     "admission_rule",
+    "trace_id",
 ];
 
 /// The list cells of `ticks.csv` (`A:39 B:2`), kept for reading by eye:
