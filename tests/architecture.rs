@@ -1,7 +1,7 @@
 //! The module layering of README's "Architecture": each stage imports only
 //! the stages before it, so there is no import circle. Read from the source
 //! (comments and test modules aside), so a new import that closes a circle
-//! fails here.
+//! fails here. Also the size rule: no source file past about 600 lines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -76,4 +76,31 @@ fn stages_import_only_earlier_stages() {
     assert!(graph["model"].iter().all(|d| rank(d).is_none()), "model: {:?}", graph["model"]);
     assert_eq!(graph["core"].iter().filter(|d| rank(d).is_some()).collect::<Vec<_>>(), ["model"]);
     assert!(!graph["policy"].contains("engine") && !graph["accounting"].contains("engine"));
+}
+
+/// "No source file past about 600 lines": the hard line is 650, so a file
+/// that grows past it is split (by responsibility) before it lands.
+const MAX_LINES: usize = 650;
+
+#[test]
+fn no_source_file_is_past_the_size_limit() {
+    let mut stack = vec![std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src"))];
+    let mut checked = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("source folder") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let lines = std::fs::read_to_string(&path).expect("source file").lines().count();
+                assert!(
+                    lines <= MAX_LINES,
+                    "{} has {lines} lines; split it by responsibility",
+                    path.display()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "found only {checked} source files");
 }
