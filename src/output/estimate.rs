@@ -10,25 +10,15 @@ use crate::time::to_secs_f64;
 
 /// Bytes of logs a `--logs full` run of every policy would write, roughly.
 pub fn log_bytes(sc: &Scenario) -> f64 {
-    let mut jobs = 0.0;
-    let mut work = 0.0; // worker-seconds
-    let mut last_arrival: f64 = 0.0;
-    for e in &sc.workload {
-        let n = e.arrivals.expected_count();
-        jobs += n;
-        work += n * e.service.mean_secs();
-        last_arrival = last_arrival.max(arrivals_end(e, n));
-    }
-    for t in &sc.traces {
-        jobs += t.scan.rows as f64;
-        work += t.scan.work as f64 / 1e6;
-        last_arrival = last_arrival.max(to_secs_f64(t.scan.last_arrival));
-    }
+    // jobs, work and the last arrival as `validate` reports them
+    let load = super::load::OfferedLoad::of(sc);
+    let (jobs, work) = (load.jobs, load.work);
     if jobs == 0.0 {
         return 0.0;
     }
     let workers = if sc.workers == u32::MAX { jobs } else { sc.workers as f64 };
-    let makespan = last_arrival.max(work / workers);
+    // a pool of resources alone: at worst every job at once
+    let makespan = load.makespan_at_least.max(work / workers);
     // ticks with an event: at most a few per job; quiet runs cost two rows
     let ticks = (makespan / to_secs_f64(sc.tick)).min(3.0 * jobs) + 1.0;
     let tenants = (sc.tenants.len() as f64).min(jobs);
@@ -40,16 +30,6 @@ pub fn log_bytes(sc: &Scenario) -> f64 {
     let per_job = 90.0 + 40.0; // jobs.csv, and dispatches.csv's row per start
 
     sc.policies.len() as f64 * (jobs * per_job + ticks * per_tick)
-}
-
-/// When the entry's last arrival comes, in seconds.
-fn arrivals_end(e: &crate::model::EntrySpec, n: f64) -> f64 {
-    use crate::model::ArrivalSpec;
-    match e.arrivals {
-        ArrivalSpec::Batch { at, .. } => to_secs_f64(at),
-        ArrivalSpec::Poisson { rate, start, .. } => to_secs_f64(start) + n / rate,
-        ArrivalSpec::Every { every, start, .. } => to_secs_f64(start) + n * to_secs_f64(every),
-    }
 }
 
 /// A byte count in words: `1.4 GB`.
