@@ -91,12 +91,37 @@ impl<'de> Visitor<'de> for NodeVisitor {
 }
 
 /// How YAML text is read into a [`Node`]: numbers spelled with leading zeros
-/// or underscores stay text, as the typed loader would read them into a name.
+/// or underscores, and YAML 1.1 booleans (`y`, `no`, `on`...), stay text, as
+/// the typed loader would read them into a name (see [`yaml11_bool`]).
 fn yaml_options() -> serde_saphyr::Options {
     serde_saphyr::options! {
         leading_zero_numbers_as_strings: true,
         underscored_numbers_as_strings: true,
+        strict_booleans: true,
     }
+}
+
+/// The YAML 1.1 boolean spellings: written back unquoted, so the loader
+/// reads them as the file had them: a boolean for a flag, text for a name.
+fn yaml11_bool(s: &str) -> bool {
+    matches!(
+        s,
+        "y" | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "on"
+            | "On"
+            | "ON"
+            | "off"
+            | "Off"
+            | "OFF"
+    )
 }
 
 impl Node {
@@ -134,6 +159,7 @@ impl Node {
             }
             // shortest text that reads back as the same number
             Node::Float(v) => out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| "null".into())),
+            Node::Str(s) if yaml11_bool(s) => out.push_str(s),
             Node::Str(s) => out.push_str(&quoted(s)),
             Node::Seq(items) => {
                 out.push('[');
@@ -325,6 +351,9 @@ mod tests {
         let text = g.text(&base, 0).unwrap();
         assert_eq!(Node::parse(&text).unwrap(), Node::parse("b: 1\na: {x: [1, {y: '1/s'}]}").unwrap());
         assert!(text.find("\"b\"").unwrap() < text.find("\"a\"").unwrap());
+        // `y` is a YAML 1.1 boolean: a key stays the name, a value stays as written
+        let tree = Node::parse("y: {on: off}").unwrap();
+        assert_eq!(tree.json(), "{\n\"y\": {\n\"on\": off\n}\n}");
         assert!(Grid::new(vec![Axis::parse("a.z=1").unwrap()]).unwrap().text(&base, 0).is_err());
         assert!(Grid::new(vec![Axis::parse("a.x=1").unwrap()]).unwrap().text(&base, 0).is_err());
         assert!(Grid::new(vec![Axis::parse("a.x.2=1").unwrap()]).unwrap().text(&base, 0).is_err());
