@@ -101,6 +101,9 @@ pub fn execute(args: SweepArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) ->
     };
     let seeds = usize::try_from(args.seeds).unwrap_or(usize::MAX);
     let shape = Shape { points: points.len(), seeds, policies: labels.len() };
+    if shape.points.checked_mul(seeds).and_then(|r| r.checked_mul(shape.policies)).is_none() {
+        return Err(Error::Usage(format!("--seeds {}: too many runs to number", args.seeds)));
+    }
     let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let manifest = manifest(&points[0], &text, &grid, args.seeds, &labels, &labels[baseline]);
     let marker = serde_json::json!({"fairsim": env!("CARGO_PKG_VERSION"), "sweep": "manifest.json"});
