@@ -18,7 +18,8 @@
 //! - [`accounting`]: statistics and the per-run log files.
 //! - [`results`]: one serializable model of a run's figures, per policy.
 //! - [`output`]: exporters (CSV tables, terminal table, JSON), charts, report.
-//! - [`run`] runs every policy of a scenario; [`cli`] is the command line.
+//! - [`run`] runs every policy of a scenario; [`sweep`] runs a grid of
+//!   points over many seeds; [`cli`] is the command line.
 
 pub mod accounting;
 pub mod admission;
@@ -36,6 +37,7 @@ pub mod results;
 pub mod run;
 pub mod scenario;
 pub mod sparse_queues;
+pub mod sweep;
 #[cfg(test)]
 mod test_rng;
 pub mod time;

@@ -60,6 +60,7 @@ fn stages_import_only_earlier_stages() {
         "results",
         "output",
         "run",
+        "sweep",
         "cli",
     ];
     let rank = |m: &str| order.iter().position(|o| *o == m);

@@ -20,10 +20,11 @@
 //!   entry spread over 10,000 tenants), end to end, paired runs;
 //! - `replay`: a 2,000,000-row CSV trace written once from a generated
 //!   workload, replayed against that workload generated, for one policy and
-//!   for four, end to end, paired runs.
+//!   for four, end to end, paired runs;
+//! - `sweep`: `fairsim sweep` with `--jobs 1` against `--jobs 2`.
 //!
 //! Usage: see [`USAGE`] (`fairsim-bench --help`);
-//! no section means all of them (`peer` is skipped, with the reason, when
+//! no section means all of them but `sweep` (`peer` is skipped, with the reason, when
 //! its Python cannot import simpy and numpy; when `peer` is named, that is
 //! an error, reported before anything runs).
 //! `--python` defaults to `python3` found on `PATH`, `--peers` to the
@@ -39,6 +40,8 @@ use std::time::Instant;
 
 #[path = "bench/paired.rs"]
 mod paired;
+#[path = "bench/sweep.rs"]
+mod sweep;
 
 use fairsim::run::{self, Logs, RunOptions};
 use fairsim::{model, scenario};
@@ -438,6 +441,8 @@ Sections (none given: all of them):
   peer        peer-simpy.yaml beside the SimPy model of bench/peers/
   entries     10,000 workload entries vs one entry over 10,000 tenants (paired runs)
   replay      a 2,000,000-row CSV trace replayed vs the same load generated, 1 and 4 policies
+  sweep       fairsim sweep with --jobs 1 vs 2 (2 policies x 3 points x 20 seeds x 100,000
+              jobs); minutes long, so only when named
 
 Options:
   --repeat N        timed runs per figure, in alternating rounds (default 3)
@@ -491,7 +496,7 @@ fn main() {
                 print!("{USAGE}");
                 return;
             }
-            s @ ("throughput" | "full" | "scaling" | "memory" | "peer" | "entries" | "replay") => {
+            s @ ("throughput" | "full" | "scaling" | "memory" | "peer" | "entries" | "replay" | "sweep") => {
                 sections.push(s.to_string())
             }
             other => {
@@ -542,6 +547,10 @@ fn main() {
     }
     if on("replay") {
         paired::replay(&bench_dir(), &fairsim_exe(), repeat());
+    }
+    // minutes long: only when named
+    if sections.iter().any(|x| x == "sweep") {
+        sweep::section();
     }
     if let Some(plan) = peer_plan {
         match plan {

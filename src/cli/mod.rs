@@ -35,6 +35,9 @@ pub struct Cli {
 pub enum Command {
     /// Simulate a scenario under each of its policies and write the results.
     Run(RunArgs),
+    /// Run a scenario over a grid of parameter values and many seeds, with
+    /// confidence intervals (docs/sweep.md).
+    Sweep(crate::sweep::SweepArgs),
     /// Check a scenario file and print what it describes, without simulating.
     Validate {
         /// The scenario file (YAML).
@@ -134,6 +137,10 @@ pub struct RunArgs {
 pub fn execute(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Run(args) => cmd_run(args),
+        Command::Sweep(args) => {
+            let names = args.policies.clone();
+            crate::sweep::execute(args, &|sc| select_policies(sc, &names, Vec::new()))
+        }
         Command::Validate { scenario } => cmd_validate(&scenario),
         Command::Report { dir } => {
             if !dir.is_dir() {

@@ -1,0 +1,239 @@
+//! `fairsim sweep`: one scenario over a grid of parameter values, each point
+//! over many seeds, every policy on the same arrivals at each (point, seed)
+//! (common random numbers), with confidence intervals over the seeds.
+//!
+//! - [`grid`]: the `--set` options, their cartesian product, each point's scenario text.
+//! - [`runner`]: the runs, numbered and spread over threads.
+//! - [`stats`]: Student t intervals, paired and unpaired.
+//! - [`output`]: `runs.csv`, `sweep.csv`, `paired.csv`.
+//!
+//! A run is identified by (point, seed index, policy index) alone, and the
+//! statistics are a function of `runs.csv`: a folder can be assembled from
+//! runs made anywhere.
+
+pub mod grid;
+pub mod output;
+pub mod runner;
+pub mod stats;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+use crate::model::Scenario;
+use crate::output::StagedDir;
+use crate::{policy, scenario};
+use grid::{Axis, Grid, Node};
+use runner::Shape;
+
+/// Options of `fairsim sweep`.
+#[derive(Debug, clap::Args)]
+pub struct SweepArgs {
+    /// The scenario file (YAML).
+    pub scenario: PathBuf,
+    /// Seeds per point: the scenario's seed, seed + 1, ..., seed + N - 1.
+    #[arg(long, default_value_t = 30, value_name = "N")]
+    pub seeds: u64,
+    /// Sweep a key of the scenario over values, e.g. --set workers=8,16,32
+    /// or --set tenants.A.cap=1,2 (map keys by name, list items by index:
+    /// workload.0.arrivals.poisson=1/s,2/s). Repeat for a grid: every
+    /// combination is a point.
+    #[arg(long = "set", value_name = "KEY=V1,V2,...")]
+    pub sets: Vec<String>,
+    /// Run only this policy: a label from the scenario's `policies` or a
+    /// policy name with default parameters. Repeat for several.
+    #[arg(long = "policy", value_name = "NAME")]
+    pub policies: Vec<String>,
+    /// Runs at once (default: the number of CPUs).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// The policy the others are compared with in paired.csv (default: fifo
+    /// when it is among the policies, else the first).
+    #[arg(long, value_name = "LABEL")]
+    pub baseline: Option<String>,
+    /// Results folder; replaced whole on success, if fairsim wrote it or it is empty.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Replace --out even if fairsim did not write it.
+    #[arg(long)]
+    pub force: bool,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// What a refused scenario says, without the place in the generated text
+/// (which is not the user's file).
+fn message(e: Error) -> String {
+    match e {
+        Error::Input { message, .. } => message,
+        other => other.to_string(),
+    }
+}
+
+/// Runs the sweep; `select` keeps the policies `--policy` names (the
+/// command line's own rules, shared with `run`).
+pub fn execute(args: SweepArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) -> Result<()> {
+    if args.seeds == 0 {
+        return Err(Error::Usage("--seeds 0: a sweep needs at least one seed per point".into()));
+    }
+    if args.jobs == Some(0) {
+        return Err(Error::Usage("--jobs 0: give at least 1 (default: the number of CPUs)".into()));
+    }
+    if let Some(p) = args.policies.iter().find(|p| p.trim_start().starts_with('{')) {
+        return Err(Error::Usage(format!(
+            "--policy {p}: a sweep takes policy labels or names; add the entry to the scenario's `policies` with a `label:` and name that"
+        )));
+    }
+    let mut base = scenario::load(&args.scenario)?;
+    select(&mut base)?;
+    let text = std::fs::read_to_string(&args.scenario)
+        .map_err(|e| Error::io(format!("cannot read {}", args.scenario.display()), e))?;
+    let axes = args.sets.iter().map(|s| Axis::parse(s)).collect::<Result<Vec<_>>>()?;
+    let grid = Grid::new(axes)?;
+    let points = point_scenarios(&args, base, &text, &grid, select)?;
+    let labels: Vec<String> = points[0].policies.iter().map(|p| p.label.clone()).collect();
+    let baseline = match &args.baseline {
+        Some(b) => labels.iter().position(|l| l == b).ok_or_else(|| {
+            Error::Usage(format!("--baseline {b}: not among the sweep's policies ({})", labels.join(", ")))
+        })?,
+        None => labels.iter().position(|l| l == "fifo").unwrap_or(0),
+    };
+    let seeds = usize::try_from(args.seeds).unwrap_or(usize::MAX);
+    let shape = Shape { points: points.len(), seeds, policies: labels.len() };
+    if shape.points.checked_mul(seeds).and_then(|r| r.checked_mul(shape.policies)).is_none() {
+        return Err(Error::Usage(format!("--seeds {}: too many runs to number", args.seeds)));
+    }
+    let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let manifest = manifest(&points[0], &text, &grid, args.seeds, &labels, &labels[baseline]);
+    let marker = serde_json::json!({"fairsim": env!("CARGO_PKG_VERSION"), "sweep": "manifest.json"});
+    // before any run: a bad --out fails at once
+    let staged = StagedDir::new(&args.out, args.force, &format!("{marker:#}\n"))?;
+
+    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(shape.runs() as u64);
+        if let Ok(s) = indicatif::ProgressStyle::with_template("sweep [{bar:30}] {pos}/{len} runs, ETA {eta}")
+        {
+            b.set_style(s.progress_chars("=> "));
+        }
+        b
+    });
+    let done = |n: usize| {
+        if let Some(b) = &bar {
+            b.set_position(n as u64);
+        }
+    };
+    let started = std::time::Instant::now();
+    let results = runner::run_all(&points, shape, threads, &done)?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+
+    let dir = staged.path();
+    let first_seeds: Vec<u64> = points.iter().map(|p| p.seed).collect();
+    let table = output::RunsTable::new(&grid, shape, &first_seeds, &results);
+    output::write_runs(&dir.join("runs.csv"), &table)?;
+    output::write_sweep(&dir.join("sweep.csv"), &table, shape, &labels)?;
+    output::write_paired(&dir.join("paired.csv"), &table, shape, &labels, baseline)?;
+    let write = |name: &str, body: &str| {
+        std::fs::write(dir.join(name), body).map_err(|e| Error::io(format!("cannot write {name}"), e))
+    };
+    write("manifest.json", &format!("{manifest:#}\n"))?;
+    write("scenario.yaml", &text)?;
+    let out = staged.commit()?;
+    if !args.quiet {
+        eprintln!(
+            "{} runs ({} points x {} seeds x {} policies) on {threads} threads in {:.2}s; results in {}",
+            shape.runs(),
+            shape.points,
+            shape.seeds,
+            shape.policies,
+            started.elapsed().as_secs_f64(),
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// The scenario of each point, its policies selected and built once, so a
+/// value the scenario or a policy refuses fails before any run. Each value
+/// is first tried alone, so the error names the `--set` that brought it.
+fn point_scenarios(
+    args: &SweepArgs,
+    base: Scenario,
+    text: &str,
+    grid: &Grid,
+    select: &dyn Fn(&mut Scenario) -> Result<()>,
+) -> Result<Vec<Scenario>> {
+    if grid.axes.is_empty() {
+        return Ok(vec![base]);
+    }
+    let tree = Node::parse(text).map_err(|e| Error::Usage(format!("{}: {e}", args.scenario.display())))?;
+    let prepare = |text: &str| -> Result<Scenario> {
+        let mut sc = scenario::load_str(text, &args.scenario)?;
+        select(&mut sc)?;
+        for spec in &sc.policies {
+            policy::build(spec, &sc).map_err(|e| scenario::policy_error(&sc, spec, e))?;
+        }
+        Ok(sc)
+    };
+    for (a, axis) in grid.axes.iter().enumerate() {
+        for (v, value) in axis.values.iter().enumerate() {
+            let text = grid
+                .text_with(&tree, &[(a, v)])
+                .map_err(|e| Error::Usage(format!("{}: {e}", axis.option())))?;
+            prepare(&text).map_err(|e| {
+                Error::Usage(format!("{}: {} = {value} is refused: {}", axis.option(), axis.key, message(e)))
+            })?;
+        }
+    }
+    let labels: Vec<&str> = base.policies.iter().map(|p| p.label.as_str()).collect();
+    (0..grid.points())
+        .map(|p| {
+            let named = || {
+                let values = grid.values(p);
+                let pairs: Vec<String> = grid.axes.iter().zip(values).map(|(a, v)| format!("{}={v}", a.key)).collect();
+                pairs.join(", ")
+            };
+            let text = grid.text(&tree, p).map_err(|e| Error::Usage(format!("point {}: {e}", named())))?;
+            let sc = prepare(&text)
+                .map_err(|e| Error::Usage(format!("the point {} is refused: {}", named(), message(e))))?;
+            if sc.policies.iter().map(|p| p.label.as_str()).ne(labels.iter().copied()) {
+                return Err(Error::Usage(format!(
+                    "the point {} changes the policies' labels; a sweep compares the same policies at every point",
+                    named()
+                )));
+            }
+            Ok(sc)
+        })
+        .collect()
+}
+
+/// What a later `merge` checks: the same fairsim, scenario, grid, seeds and policies.
+fn manifest(
+    sc: &Scenario,
+    text: &str,
+    grid: &Grid,
+    seeds: u64,
+    labels: &[String],
+    baseline: &str,
+) -> serde_json::Value {
+    let axes: Vec<_> =
+        grid.axes.iter().map(|a| serde_json::json!({"key": a.key, "values": a.values})).collect();
+    serde_json::json!({
+        "fairsim": env!("CARGO_PKG_VERSION"),
+        "scenario": {
+            "name": sc.name,
+            "file": sc.source.file_name().map(|n| n.to_string_lossy().into_owned()),
+            "fnv1a64": format!("{:016x}", output::fnv1a64(text.as_bytes())),
+        },
+        "grid": axes,
+        "points": grid.points(),
+        "seeds": {"first": sc.seed, "count": seeds},
+        "policies": labels,
+        "baseline": baseline,
+        "runs": grid.points() as u64 * seeds * labels.len() as u64,
+        "run_index": "(point x seeds + seed - first) x policies + policy; point: last --set varies fastest",
+        "statistics": {"sweep.csv": output::METHOD, "paired.csv": output::PAIRED_METHOD},
+    })
+}

@@ -1,0 +1,104 @@
+//! Runs every (point, seed, policy) of a sweep on a pool of threads.
+//!
+//! Each run has a fixed index, `(point x seeds + seed) x policies + policy`;
+//! a thread takes the next index from a shared counter, and the results are
+//! put back in index order, so what is written does not depend on which
+//! thread ran what (nor, later, on which machine: a shard is a set of indices).
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use crate::error::Result;
+use crate::model::Scenario;
+use crate::results::{Comparison, PolicyResult};
+use crate::run::simulate;
+
+/// The figures of one run: its `comparison.csv` row and the mean wait of all jobs.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub comparison: Comparison,
+    pub wait_mean: Option<crate::results::MeanSecs>,
+}
+
+/// Where a run sits in the sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunIndex {
+    pub point: usize,
+    /// k in 0..seeds: the run's seed is the scenario's seed + k.
+    pub seed: usize,
+    pub policy: usize,
+}
+
+/// The shape of a sweep: how many points, seeds and policies.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    pub points: usize,
+    pub seeds: usize,
+    pub policies: usize,
+}
+
+impl Shape {
+    pub fn runs(&self) -> usize {
+        self.points * self.seeds * self.policies
+    }
+
+    pub fn index(&self, i: usize) -> RunIndex {
+        RunIndex {
+            point: i / (self.seeds * self.policies),
+            seed: (i / self.policies) % self.seeds,
+            policy: i % self.policies,
+        }
+    }
+}
+
+/// Simulates run `i`: point's scenario, seed + k, the policy's summary figures.
+fn run_one(points: &[Scenario], shape: Shape, i: usize) -> Result<RunResult> {
+    let at = shape.index(i);
+    let mut sc = points[at.point].clone();
+    sc.seed = sc.seed.wrapping_add(at.seed as u64);
+    let spec = &sc.policies[at.policy];
+    let stats = simulate(&sc, spec, None, None, false)?;
+    let result = PolicyResult::new(spec, &sc.for_run(spec), &stats);
+    let wait_mean = result.groups.first().and_then(|g| g.wait_mean);
+    Ok(RunResult { comparison: result.comparison, wait_mean })
+}
+
+/// Runs all of `shape`'s runs on `threads` threads; `done` is called after
+/// each run with the number finished so far. On a failure the remaining
+/// runs are skipped and the failure of the lowest index is returned.
+pub fn run_all(
+    points: &[Scenario],
+    shape: Shape,
+    threads: usize,
+    done: &(dyn Fn(usize) + Sync),
+) -> Result<Vec<RunResult>> {
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let total = shape.runs();
+    let mut out: Vec<(usize, Result<RunResult>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads.clamp(1, total.max(1)))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    while !failed.load(Ordering::Relaxed) {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= total {
+                            break;
+                        }
+                        let r = run_one(points, shape, i);
+                        if r.is_err() {
+                            failed.store(true, Ordering::Relaxed);
+                        }
+                        mine.push((i, r));
+                        done(finished.fetch_add(1, Ordering::Relaxed) + 1);
+                    }
+                    mine
+                })
+            })
+            .collect();
+        // a panicking run is a bug: let it end the sweep as it would end `run`
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, r)| r).collect()
+}
