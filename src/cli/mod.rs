@@ -179,7 +179,11 @@ fn select_policies(sc: &mut Scenario, names: &[String], inline: Vec<PolicySpec>)
     let mut chosen: Vec<PolicySpec> = Vec::new();
     for name in names {
         let spec = if is_inline(name) {
-            let mut spec = inline.next().expect("one built entry per inline --policy");
+            let Some(mut spec) = inline.next() else {
+                return Err(Error::Usage(format!(
+                    "--policy {name}: inline entries are not taken here; name a label of the scenario or a policy"
+                )));
+            };
             if spec.label.is_empty() {
                 let taken = |l: &str| chosen.iter().any(|c| c.label.eq_ignore_ascii_case(l));
                 let mut label = spec.kind.clone();
