@@ -69,7 +69,9 @@ pub fn workers(run: &Run) -> RuleResult {
     }
     if let Some(topo) = run.sc.run_topology() {
         let mut by_pool: HashMap<&str, Vec<Span>> = HashMap::new();
-        for s in &all {
+        // jobs.csv names the pool of a job's last start: only a job started
+        // once surely ran there
+        for s in all.iter().filter(|s| run.jobs[s.job].slices == 1) {
             by_pool.entry(run.jobs[s.job].pool.as_str()).or_default().push(*s);
         }
         for p in &topo.pools {
@@ -85,7 +87,7 @@ pub fn workers(run: &Run) -> RuleResult {
                 ));
             }
         }
-        what.push_str(&format!(", and each of {} pools", topo.pools.len()));
+        what.push_str(&format!(", and each of {} pools (jobs started once)", topo.pools.len()));
     }
     Ok(Verdict::Checked(what))
 }
@@ -130,7 +132,12 @@ fn tenants(run: &Run) -> Tenants<'_> {
         // the first wait is always known: claimable until the first start,
         // the expiry, or the end of the run
         let Some(c) = claimable(&run.sc, j, after) else { continue };
-        let end = j.start.or(j.finish).unwrap_or(i64::MAX);
+        let end = match (j.start.or(j.finish), j.outcome.as_str()) {
+            (Some(e), _) => e,
+            (None, "unfinished") => i64::MAX,
+            // expired unstarted: jobs.csv does not say when it left
+            (None, _) => continue,
+        };
         waits.entry(j.tenant.as_str()).or_default().push((c, end));
     }
     for s in all {
@@ -255,6 +262,9 @@ pub fn one_tenant_holds_all(run: &Run) -> RuleResult {
             "round_robin with caps only (other policies promise no rotation)".into(),
         ));
     }
+    if run.sc.workers < 2 {
+        return Ok(Verdict::Skipped("one worker: whoever runs holds every worker".into()));
+    }
     if run.sc.workers == u32::MAX || run.sc.run_topology().is_some() || !run.sc.resources.is_empty() {
         return Ok(Verdict::Skipped("needs one pool of a fixed worker count".into()));
     }
@@ -265,7 +275,8 @@ pub fn one_tenant_holds_all(run: &Run) -> RuleResult {
     let w = i64::from(run.sc.workers);
     let mut starts = 0;
     for (&t, sp) in &ts.spans {
-        if cap_of(run, t).is_none() {
+        // a cap of at least every worker lets a tenant hold them all by right
+        if cap_of(run, t).is_none_or(|c| c >= w) {
             continue;
         }
         for s in sp {

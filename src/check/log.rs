@@ -74,7 +74,9 @@ pub fn log_agrees(run: &Run) -> RuleResult {
     let mut queue: HashMap<&str, Option<Vec<(i64, i64)>>> = HashMap::new();
     for j in run.jobs.iter().filter(|j| j.outcome != "rejected") {
         let e = queue.entry(j.tenant.as_str()).or_insert(Some(Vec::new()));
-        let simple = j.attempts <= 1 && j.slices <= 1 && j.outcome != "unfinished";
+        // a job that expired unstarted has no finish: when it left the queue is unknown
+        let known_end = j.start.is_some() || j.finish.is_some();
+        let simple = j.attempts <= 1 && j.slices <= 1 && j.outcome != "unfinished" && known_end;
         match (e.as_mut(), claimable(&run.sc, j, after)) {
             (Some(v), Some(c)) if simple => v.push((c, j.start.or(j.finish).unwrap_or(i64::MAX))),
             _ => *e = None,

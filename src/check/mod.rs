@@ -94,19 +94,24 @@ const RULES: &[(&str, fn(&Run) -> RuleResult)] = &[
     ("stop-tenant-identity", timing::tenant_identity),
 ];
 
-/// Checks every policy folder of `dir`, printing a line per rule and run on
-/// stdout. `Ok(true)` when all hold; the first violation is printed and
-/// `Ok(false)` returned. A folder that is not a full fairsim results folder
-/// is a usage error (exit code 2) naming what is missing.
-pub fn check_folder(dir: &Path) -> Result<bool> {
+/// Checks every policy folder of `dir`, writing a line per rule and run to
+/// `out`. `Ok(true)` when all hold; at the first violation it is written
+/// and `Ok(false)` returned. A folder that is not a full fairsim results
+/// folder is a usage error (exit code 2) naming what is missing.
+pub fn check_folder(dir: &Path, out: &mut dyn std::io::Write) -> Result<bool> {
     let runs = load(dir)?;
+    let io = |e| Error::io("writing the check's report", e);
     for run in &runs {
         for (name, rule) in RULES {
             match rule(run) {
-                Ok(Verdict::Checked(what)) => println!("{}: {name}: ok, checked {what}", run.label),
-                Ok(Verdict::Skipped(why)) => println!("{}: {name}: skipped: {why}", run.label),
+                Ok(Verdict::Checked(what)) => {
+                    writeln!(out, "{}: {name}: ok, checked {what}", run.label).map_err(io)?
+                }
+                Ok(Verdict::Skipped(why)) => {
+                    writeln!(out, "{}: {name}: skipped: {why}", run.label).map_err(io)?
+                }
                 Err(v) => {
-                    print!("{}", render(&run.label, &v));
+                    write!(out, "{}", render(&run.label, &v)).map_err(io)?;
                     return Ok(false);
                 }
             }

@@ -152,7 +152,7 @@ pub fn execute(cli: Cli) -> Result<()> {
             println!("wrote {}", out.display());
             Ok(())
         }
-        Command::Check { dir } => match crate::check::check_folder(&dir)? {
+        Command::Check { dir } => match crate::check::check_folder(&dir, &mut std::io::stdout().lock())? {
             true => Ok(()),
             false => Err(Error::Other(format!("{}: a rule does not hold (above)", dir.display()))),
         },
