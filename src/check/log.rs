@@ -83,6 +83,20 @@ pub fn log_agrees(run: &Run) -> RuleResult {
         }
     }
     // first starts per (tick, tenant): a start at a tick boundary opens the next tick
+    // as sorted entries and exits, so a queue length is two binary searches
+    // (an exit is never before its entry: start-after-arrival held)
+    let queue: HashMap<&str, Option<(Vec<i64>, Vec<i64>)>> = queue
+        .into_iter()
+        .map(|(t, v)| {
+            let sides = v.map(|v| {
+                let (mut a, mut b): (Vec<i64>, Vec<i64>) = v.into_iter().unzip();
+                a.sort_unstable();
+                b.sort_unstable();
+                (a, b)
+            });
+            (t, sides)
+        })
+        .collect();
     let mut starts: BTreeMap<(i64, &str), i64> = BTreeMap::new();
     for j in &run.jobs {
         if let Some(s) = j.start {
@@ -135,8 +149,10 @@ pub fn log_agrees(run: &Run) -> RuleResult {
             ));
         }
         for (tenant, spans) in &queue {
-            let Some(spans) = spans else { continue };
-            let want = spans.iter().filter(|&&(a, b)| a < r.time && r.time <= b).count() as i64;
+            let Some((entries, exits)) = spans else { continue };
+            // claimable before the tick's end, not started before it
+            let before = |v: &[i64]| v.partition_point(|&x| x < r.time) as i64;
+            let want = before(entries) - before(exits);
             let got = r.waiting.iter().find(|(n, _)| n == tenant).map_or(Some(0), |(_, v)| v.parse().ok());
             queues += 1;
             if got != Some(want) {
