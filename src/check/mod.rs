@@ -83,7 +83,6 @@ type Rule = fn(&Run) -> RuleResult;
 
 /// The rules in the order they run: each later one may rely on the
 /// earlier ones (one row per job, consistent times).
-
 const RULES: &[(&str, Rule)] = &[
     ("ends-once", timing::ends_once),
     ("start-after-arrival", timing::start_after_arrival),
