@@ -54,6 +54,9 @@ fn ticks(t: &Table) -> Result<Vec<Tick<'_>>, Violation> {
     Ok(out)
 }
 
+/// A tenant's queue as its jobs' sorted entry instants and sorted exit instants.
+type Sides = (Vec<i64>, Vec<i64>);
+
 /// How many of `sorted` are <= `t`.
 fn upto(sorted: &[i64], t: i64) -> i64 {
     sorted.partition_point(|&x| x <= t) as i64
@@ -85,7 +88,7 @@ pub fn log_agrees(run: &Run) -> RuleResult {
     // first starts per (tick, tenant): a start at a tick boundary opens the next tick
     // as sorted entries and exits, so a queue length is two binary searches
     // (an exit is never before its entry: start-after-arrival held)
-    let queue: HashMap<&str, Option<(Vec<i64>, Vec<i64>)>> = queue
+    let queue: HashMap<&str, Option<Sides>> = queue
         .into_iter()
         .map(|(t, v)| {
             let sides = v.map(|v| {
