@@ -59,6 +59,7 @@ fn stages_import_only_earlier_stages() {
         "scenario",
         "results",
         "output",
+        "check",
         "run",
         "sweep",
         "cli",

@@ -54,6 +54,12 @@ pub enum Command {
         /// A folder written by `fairsim run`.
         dir: PathBuf,
     },
+    /// Re-verify a results folder from its CSV files alone (docs/check.md):
+    /// exit 0 when every rule holds, 1 on the first violation.
+    Check {
+        /// A folder written by `fairsim run --logs full`.
+        dir: PathBuf,
+    },
     /// Print a shell completion script, e.g. `fairsim completions bash >
     /// ~/.local/share/bash-completion/completions/fairsim`.
     Completions {
@@ -153,6 +159,10 @@ pub fn execute(cli: Cli) -> Result<()> {
             println!("wrote {}", out.display());
             Ok(())
         }
+        Command::Check { dir } => match crate::check::check_folder(&dir, &mut std::io::stdout().lock())? {
+            true => Ok(()),
+            false => Err(Error::Other(format!("{}: a rule does not hold (above)", dir.display()))),
+        },
         Command::Completions { shell } => extras::completions(shell),
         Command::Man { dir } => extras::man(dir.as_deref()),
         Command::Policies { markdown } => {

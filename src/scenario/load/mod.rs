@@ -62,6 +62,12 @@ pub fn load_unscanned(path: &Path) -> Result<Scenario> {
     load_str_unscanned(&read_text(path)?, path, false)
 }
 
+/// Validates scenario text without reading its traces (`fairsim check`
+/// reads an echoed scenario whose trace paths are relative to elsewhere).
+pub fn load_unscanned_str(text: &str, path: &Path) -> Result<Scenario> {
+    load_str_unscanned(text, path, false)
+}
+
 /// Like [`load_unscanned`], for a run whose workload is `--trace FILE`: the
 /// file then needs no `workload:` of its own (one it has is replaced).
 pub fn load_for_trace(path: &Path) -> Result<Scenario> {

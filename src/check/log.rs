@@ -1,0 +1,343 @@
+//! `log-agrees`: the observation log (ticks.csv, and dispatches.csv and
+//! skips.csv when the folder has them) tells the same story as jobs.csv;
+//! and seed 002's first stop condition, every skip with a reason.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::jobs::{claimable, common_after};
+use super::table::{micros, pairs, secs, Table};
+use super::{RuleResult, Run, Verdict, Violation};
+
+const RULE: &str = "log-agrees";
+
+/// A violation shown by rows of the log (and optionally one job's row).
+fn in_log(t: &Table, rows: &[usize], time: i64, job: Option<u64>, what: String) -> Violation {
+    let mut shown = vec![t.show_header()];
+    shown.extend(rows.iter().map(|&r| t.show(r)));
+    Violation { rule: RULE, time: Some(time), job, what, rows: shown }
+}
+
+/// One tick row: its time and its cells.
+struct Tick<'t> {
+    row: usize,
+    /// The `tick` column (idle stretches write no row, so it may jump).
+    index: i64,
+    time: i64,
+    waiting: Vec<(&'t str, &'t str)>,
+    chosen: Vec<&'t str>,
+    skipped: &'t str,
+    completed: Vec<(&'t str, &'t str)>,
+}
+
+fn ticks(t: &Table) -> Result<Vec<Tick<'_>>, Violation> {
+    let index =
+        t.col("tick").map_err(|_| in_log(t, &[], 0, None, "ticks.csv has no `tick` column".into()))?;
+    let (time, waiting, chosen, skipped, completed) =
+        (t.col("time"), t.col("waiting"), t.col("chosen"), t.col("skipped"), t.col("completed"));
+    let cols = match (time, waiting, chosen, skipped, completed) {
+        (Ok(a), Ok(b), Ok(c), Ok(d), Ok(e)) => (a, b, c, d, e),
+        _ => return Err(in_log(t, &[], 0, None, "ticks.csv lacks a column of the observation log".into())),
+    };
+    let mut out = Vec::with_capacity(t.rows.len());
+    for (i, r) in t.rows.iter().enumerate() {
+        let bad = |what: &str| in_log(t, &[i], 0, None, format!("malformed `{what}` cell"));
+        out.push(Tick {
+            row: i,
+            index: r[index].parse().map_err(|_| bad("tick"))?,
+            time: micros(&r[cols.0]).ok_or_else(|| bad("time"))?,
+            waiting: pairs(&r[cols.1]).ok_or_else(|| bad("waiting"))?,
+            chosen: r[cols.2].split_whitespace().collect(),
+            skipped: &r[cols.3],
+            completed: pairs(&r[cols.4]).ok_or_else(|| bad("completed"))?,
+        });
+    }
+    Ok(out)
+}
+
+/// A tenant's queue as its jobs' sorted entry instants and sorted exit instants.
+type Sides = (Vec<i64>, Vec<i64>);
+
+/// How many of `sorted` are <= `t`.
+fn upto(sorted: &[i64], t: i64) -> i64 {
+    sorted.partition_point(|&x| x <= t) as i64
+}
+
+pub fn log_agrees(run: &Run) -> RuleResult {
+    let t = &run.ticks;
+    let rows = ticks(t)?;
+    let tick = run.sc.tick as i64;
+    // cumulative completions: jobs completed by the tick's end
+    let mut done: HashMap<&str, Vec<i64>> = HashMap::new();
+    for j in run.jobs.iter().filter(|j| j.outcome == "completed") {
+        done.entry(j.tenant.as_str()).or_default().push(j.finish.unwrap_or(i64::MAX));
+    }
+    done.values_mut().for_each(|v| v.sort_unstable());
+    // queue lengths, for tenants whose every job waited once, in one piece
+    let after = common_after(&run.sc);
+    let mut queue: HashMap<&str, Option<Vec<(i64, i64)>>> = HashMap::new();
+    for j in run.jobs.iter().filter(|j| j.outcome != "rejected") {
+        let e = queue.entry(j.tenant.as_str()).or_insert(Some(Vec::new()));
+        // a job that expired unstarted has no finish: when it left the queue is unknown
+        let known_end = j.start.is_some() || j.finish.is_some();
+        let simple = j.attempts <= 1 && j.slices <= 1 && j.outcome != "unfinished" && known_end;
+        match (e.as_mut(), claimable(&run.sc, j, after)) {
+            (Some(v), Some(c)) if simple => v.push((c, j.start.or(j.finish).unwrap_or(i64::MAX))),
+            _ => *e = None,
+        }
+    }
+    // first starts per (tick, tenant): a start at a tick boundary opens the next tick
+    // as sorted entries and exits, so a queue length is two binary searches
+    // (an exit is never before its entry: start-after-arrival held)
+    let queue: HashMap<&str, Option<Sides>> = queue
+        .into_iter()
+        .map(|(t, v)| {
+            let sides = v.map(|v| {
+                let (mut a, mut b): (Vec<i64>, Vec<i64>) = v.into_iter().unzip();
+                a.sort_unstable();
+                b.sort_unstable();
+                (a, b)
+            });
+            (t, sides)
+        })
+        .collect();
+    let mut starts: BTreeMap<(i64, &str), i64> = BTreeMap::new();
+    for j in &run.jobs {
+        if let Some(s) = j.start {
+            *starts.entry((s / tick + 1, j.tenant.as_str())).or_default() += 1;
+        }
+    }
+    let (mut cells, mut queues) = (0u64, 0u64);
+    let mut last = 0;
+    for r in &rows {
+        let index = r.index;
+        if index <= last || r.time != index * tick {
+            return Err(in_log(
+                t,
+                &[r.row],
+                r.time,
+                None,
+                format!(
+                    "tick {index} after tick {last}, or its time is not {index} x the tick ({})",
+                    secs(tick)
+                ),
+            ));
+        }
+        last = index;
+        let mut total = 0;
+        for (tenant, n) in &r.completed {
+            let want = done.get(tenant).map_or(0, |v| upto(v, r.time));
+            cells += 1;
+            total += want;
+            if n.parse::<i64>().ok() != Some(want) {
+                return Err(in_log(
+                    t,
+                    &[r.row],
+                    r.time,
+                    None,
+                    format!("tick {index}: completed {tenant}:{n}, but jobs.csv has {want} of {tenant}'s jobs completed by {}", secs(r.time)),
+                ));
+            }
+        }
+        let all: i64 = done.values().map(|v| upto(v, r.time)).sum();
+        if all != total {
+            return Err(in_log(
+                t,
+                &[r.row],
+                r.time,
+                None,
+                format!(
+                "tick {index}: the completed cell sums to {total}, jobs.csv has {all} jobs completed by {}",
+                secs(r.time)
+            ),
+            ));
+        }
+        for (tenant, spans) in &queue {
+            let Some((entries, exits)) = spans else { continue };
+            // claimable before the tick's end, not started before it
+            let before = |v: &[i64]| v.partition_point(|&x| x < r.time) as i64;
+            let want = before(entries) - before(exits);
+            let got = r.waiting.iter().find(|(n, _)| n == tenant).map_or(Some(0), |(_, v)| v.parse().ok());
+            queues += 1;
+            if got != Some(want) {
+                return Err(in_log(t, &[r.row], r.time, None, format!(
+                    "tick {index}: {tenant} has {} waiting in the log, jobs.csv has {want} claimable and not started at {}",
+                    got.map_or("?".into(), |g: i64| g.to_string()),
+                    secs(r.time)
+                )));
+            }
+        }
+        let mut chosen: HashMap<&str, i64> = HashMap::new();
+        r.chosen.iter().for_each(|c| *chosen.entry(c).or_default() += 1);
+        for (&(_, tenant), &n) in starts.range((index, "")..(index + 1, "")) {
+            let got = chosen.get(tenant).copied().unwrap_or(0);
+            if got < n {
+                return Err(in_log(t, &[r.row], r.time, None, format!(
+                    "tick {index}: {tenant} chosen {got} times, but {n} of its jobs first started in the tick (jobs.csv)"
+                )));
+            }
+        }
+    }
+    let listed: std::collections::HashSet<i64> = rows.iter().map(|r| r.index).collect();
+    if let Some(((index, tenant), _)) = starts.iter().find(|((i, _), _)| !listed.contains(i)) {
+        return Err(in_log(
+            t,
+            &[],
+            index * tick,
+            None,
+            format!("a job of {tenant} first started in tick {index}, which ticks.csv lacks"),
+        ));
+    }
+    let mut what =
+        format!("{} ticks: {cells} completed counts, {queues} queue lengths, chosen tenants", rows.len());
+    if let Some(d) = &run.dispatches {
+        let n = dispatches(run, d, &rows, tick)?;
+        what.push_str(&format!(", {n} dispatches.csv rows"));
+    }
+    if let Some(s) = &run.skips {
+        let n = skips(s, t, &rows)?;
+        what.push_str(&format!(", {n} skips.csv rows"));
+    }
+    Ok(Verdict::Checked(what))
+}
+
+/// dispatches.csv: each row in the tick its time falls in, the ticks'
+/// `chosen` cells in order, and per job one row per start (`slices`), the
+/// first at its `start`, for its tenant.
+fn dispatches(run: &Run, d: &Table, rows: &[Tick], tick: i64) -> Result<usize, Violation> {
+    let cols = (d.col("tick"), d.col("time"), d.col("tenant"), d.col("job"));
+    let (c_tick, c_time, c_tenant, c_job) = match cols {
+        (Ok(a), Ok(b), Ok(c), Ok(e)) => (a, b, c, e),
+        _ => return Err(in_log(d, &[], 0, None, "dispatches.csv lacks a column".into())),
+    };
+    let by_id: HashMap<u64, &super::JobRow> = run.jobs.iter().map(|j| (j.id, j)).collect();
+    let mut per_tick: HashMap<i64, Vec<&str>> = HashMap::new();
+    let mut per_job: HashMap<u64, (usize, i64, usize)> = HashMap::new();
+    for (i, r) in d.rows.iter().enumerate() {
+        let bad = || in_log(d, &[i], 0, None, "malformed row".into());
+        let time = micros(&r[c_time]).ok_or_else(bad)?;
+        let index: i64 = r[c_tick].parse().map_err(|_| bad())?;
+        let id: u64 = r[c_job].parse().map_err(|_| bad())?;
+        if index != time / tick + 1 {
+            return Err(in_log(
+                d,
+                &[i],
+                time,
+                Some(id),
+                format!("a start at {} belongs to tick {}, not {index}", secs(time), time / tick + 1),
+            ));
+        }
+        let Some(j) = by_id.get(&id) else {
+            return Err(in_log(
+                d,
+                &[i],
+                time,
+                Some(id),
+                format!("job {id} started but has no row in jobs.csv"),
+            ));
+        };
+        if j.tenant != r[c_tenant] {
+            return Err(in_log(d, &[i], time, Some(id), format!("job {id} is {}'s in jobs.csv", j.tenant)));
+        }
+        per_tick.entry(index).or_default().push(&r[c_tenant]);
+        let e = per_job.entry(id).or_insert((i, time, 0));
+        e.2 += 1;
+    }
+    for tk in rows {
+        let index = tk.index;
+        let listed = per_tick.remove(&index).unwrap_or_default();
+        if listed != tk.chosen {
+            return Err(in_log(
+                &run.ticks,
+                &[tk.row],
+                tk.time,
+                None,
+                format!(
+                    "tick {index}: chosen `{}`, dispatches.csv lists `{}`",
+                    tk.chosen.join(" "),
+                    listed.join(" ")
+                ),
+            ));
+        }
+    }
+    if let Some((index, _)) = per_tick.iter().min_by_key(|(i, _)| **i) {
+        return Err(in_log(
+            d,
+            &[],
+            index * tick,
+            None,
+            format!("dispatches in tick {index}, which ticks.csv lacks"),
+        ));
+    }
+    for j in &run.jobs {
+        let (first, time, n) = per_job.get(&j.id).copied().unwrap_or((0, -1, 0));
+        let wrong = match j.start {
+            Some(s) => time != s || n as i64 != j.slices,
+            None => n != 0,
+        };
+        if wrong {
+            let shown: Vec<usize> = if n > 0 { vec![first] } else { Vec::new() };
+            let mut v = in_log(d, &shown, j.start.unwrap_or(j.arrival), Some(j.id), format!(
+                "job {} has {n} rows in dispatches.csv, the first at {}; jobs.csv says {} starts, the first at {}",
+                j.id,
+                if n > 0 { secs(time) } else { "-".into() },
+                j.slices,
+                j.start.map_or("-".into(), secs)
+            ));
+            v.rows.push(run.jobs_table.show(j.row));
+            return Err(v);
+        }
+    }
+    Ok(d.rows.len())
+}
+
+/// skips.csv lists the `skipped` cells, one entry a row, in order.
+fn skips(s: &Table, ticks_table: &Table, rows: &[Tick]) -> Result<usize, Violation> {
+    let (c_tick, c_tenant, c_reason) = match (s.col("tick"), s.col("tenant"), s.col("reason")) {
+        (Ok(a), Ok(b), Ok(c)) => (a, b, c),
+        _ => return Err(in_log(s, &[], 0, None, "skips.csv lacks a column".into())),
+    };
+    let mut per_tick: HashMap<&str, Vec<String>> = HashMap::new();
+    for r in &s.rows {
+        per_tick.entry(r[c_tick].as_str()).or_default().push(format!("{}:{}", r[c_tenant], r[c_reason]));
+    }
+    for tk in rows {
+        let index = tk.index.to_string();
+        let listed = per_tick.remove(index.as_str()).unwrap_or_default();
+        let cell: Vec<&str> = tk.skipped.split_whitespace().collect();
+        if listed != cell {
+            return Err(in_log(
+                ticks_table,
+                &[tk.row],
+                tk.time,
+                None,
+                format!("tick {index}: skipped `{}`, skips.csv lists `{}`", tk.skipped, listed.join(" ")),
+            ));
+        }
+    }
+    if let Some(index) = per_tick.keys().min() {
+        return Err(in_log(s, &[], 0, None, format!("skips in tick {index}, which ticks.csv lacks")));
+    }
+    Ok(s.rows.len())
+}
+
+/// `stop-unexplained-skip` (seed 002: "any tenant with waiting work and
+/// below its cap is skipped ... without a recorded reason"): every entry
+/// of every `skipped` cell names a tenant and a reason.
+pub fn unexplained_skip(run: &Run) -> RuleResult {
+    let t = &run.ticks;
+    let col = t.col("skipped").map_err(|_| in_log(t, &[], 0, None, "no `skipped` column".into()))?;
+    let mut n = 0;
+    for (i, r) in t.rows.iter().enumerate() {
+        for entry in r[col].split_whitespace() {
+            n += 1;
+            let ok = entry.rsplit_once(':').is_some_and(|(a, b)| !a.is_empty() && !b.is_empty());
+            if !ok {
+                let time = t.col("time").ok().and_then(|c| micros(&r[c])).unwrap_or(0);
+                let mut v = in_log(t, &[i], time, None, format!("skip `{entry}` has no reason"));
+                v.rule = "stop-unexplained-skip";
+                return Err(v);
+            }
+        }
+    }
+    Ok(Verdict::Checked(format!("{n} skips, each with a reason")))
+}

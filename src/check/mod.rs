@@ -1,0 +1,202 @@
+//! `fairsim check DIR`: re-verifies a results folder from its CSV files
+//! alone, independent of the engine and the policies (issue 17). The echoed
+//! scenario.yaml says what the run promised (workers, caps, `spare`, the
+//! policy kind, admission rules); jobs.csv and the observation log say what
+//! happened. Each rule reports how much it checked or why it could not;
+//! the first violation stops the check with the rows that show it.
+//! docs/check.md lists the rules, what each reads and what it cannot check.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::model::{PolicySpec, Scenario};
+
+mod capacity;
+mod conserving;
+mod jobs;
+mod log;
+mod sweep;
+mod table;
+mod timing;
+
+use jobs::JobRow;
+use table::Table;
+
+/// What a rule did on one policy's run.
+pub enum Verdict {
+    /// Held; what was checked ("45 jobs").
+    Checked(String),
+    /// Not applicable or not decidable from the files, and why.
+    Skipped(String),
+}
+
+/// The first broken rule: when, which job, and the rows that show it.
+#[derive(Debug)]
+pub struct Violation {
+    pub rule: &'static str,
+    /// µs
+    pub time: Option<i64>,
+    pub job: Option<u64>,
+    pub what: String,
+    /// `file:line: text` of each row that shows it.
+    pub rows: Vec<String>,
+}
+
+type RuleResult = std::result::Result<Verdict, Violation>;
+
+/// One policy's run as its files tell it.
+pub struct Run {
+    pub label: String,
+    /// The scenario as this run saw it (its topology's workers, its admission).
+    pub sc: Scenario,
+    /// The policy entry, when the label is one of scenario.yaml's.
+    pub spec: Option<PolicySpec>,
+    pub jobs_table: Table,
+    pub jobs: Vec<JobRow>,
+    pub ticks: Table,
+    pub dispatches: Option<Table>,
+    pub skips: Option<Table>,
+}
+
+impl Run {
+    /// A violation at `time` about `job`, showing jobs.csv rows `rows`.
+    fn violation(
+        &self,
+        rule: &'static str,
+        time: i64,
+        job: Option<&JobRow>,
+        what: String,
+        rows: &[&JobRow],
+    ) -> Violation {
+        Violation {
+            rule,
+            time: Some(time),
+            job: job.map(|j| j.id),
+            what,
+            rows: rows.iter().map(|j| self.jobs_table.show(j.row)).collect(),
+        }
+    }
+}
+
+/// A rule: checks one run.
+type Rule = fn(&Run) -> RuleResult;
+
+/// The rules in the order they run: each later one may rely on the
+/// earlier ones (one row per job, consistent times).
+const RULES: &[(&str, Rule)] = &[
+    ("ends-once", timing::ends_once),
+    ("start-after-arrival", timing::start_after_arrival),
+    ("finish", timing::finish),
+    ("workers", capacity::workers),
+    ("resources", capacity::resources),
+    ("caps", capacity::caps),
+    ("work-conserving", conserving::work_conserving),
+    ("log-agrees", log::log_agrees),
+    ("stop-unexplained-skip", log::unexplained_skip),
+    ("stop-one-tenant-holds-all", capacity::one_tenant_holds_all),
+    ("stop-tenant-identity", timing::tenant_identity),
+];
+
+/// Checks every policy folder of `dir`, writing a line per rule and run to
+/// `out`. `Ok(true)` when all hold; at the first violation it is written
+/// and `Ok(false)` returned. A folder that is not a full fairsim results
+/// folder is a usage error (exit code 2) naming what is missing.
+pub fn check_folder(dir: &Path, out: &mut dyn std::io::Write) -> Result<bool> {
+    let runs = load(dir)?;
+    let io = |e| Error::io("writing the check's report", e);
+    for run in &runs {
+        for (name, rule) in RULES {
+            match rule(run) {
+                Ok(Verdict::Checked(what)) => {
+                    writeln!(out, "{}: {name}: ok, checked {what}", run.label).map_err(io)?
+                }
+                Ok(Verdict::Skipped(why)) => {
+                    writeln!(out, "{}: {name}: skipped: {why}", run.label).map_err(io)?
+                }
+                Err(v) => {
+                    write!(out, "{}", render(&run.label, &v)).map_err(io)?;
+                    return Ok(false);
+                }
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// The violation as printed: one line with rule, run, time and job, then
+/// the rows.
+pub fn render(label: &str, v: &Violation) -> String {
+    let mut s = format!("{label}: {}: VIOLATED", v.rule);
+    if let Some(t) = v.time {
+        s.push_str(&format!(" at {}", table::secs(t)));
+    }
+    if let Some(j) = v.job {
+        s.push_str(&format!(", job {j}"));
+    }
+    s.push_str(&format!(": {}\n", v.what));
+    for r in &v.rows {
+        s.push_str(&format!("  {r}\n"));
+    }
+    s
+}
+
+fn missing(dir: &Path, what: &str) -> Error {
+    Error::Usage(format!(
+        "{}: not a fairsim results folder with full logs: {what}; give a folder written by `fairsim run --logs full`",
+        dir.display()
+    ))
+}
+
+/// Reads scenario.yaml and every policy folder's files.
+fn load(dir: &Path) -> Result<Vec<Run>> {
+    if !dir.is_dir() {
+        return Err(Error::Usage(format!(
+            "{}: not a folder; give the results folder written by `fairsim run`",
+            dir.display()
+        )));
+    }
+    let yaml = dir.join("scenario.yaml");
+    if !dir.join(crate::output::folder::MARKER).is_file() {
+        return Err(missing(dir, &format!("no {}", crate::output::folder::MARKER)));
+    }
+    let text = std::fs::read_to_string(&yaml).map_err(|_| missing(dir, "no scenario.yaml"))?;
+    // traces are named relative to the original scenario file, which the
+    // folder does not hold: the tenants they declare come from jobs.csv
+    let sc = crate::scenario::load_unscanned_str(&text, &yaml)?;
+    let mut labels: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io(format!("cannot read {}", dir.display()), e))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir() && e.path().join("summary.csv").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    labels.sort();
+    if labels.is_empty() {
+        return Err(missing(dir, "no policy folder (a folder with summary.csv)"));
+    }
+    let mut runs = Vec::new();
+    for label in labels {
+        let sub = dir.join(&label);
+        let need = |name: &str| -> Result<Table> {
+            Table::read(&sub, name)?.ok_or_else(|| missing(dir, &format!("no {label}/{name}")))
+        };
+        let mut jobs_table = need("jobs.csv")?;
+        let mut ticks = need("ticks.csv")?;
+        jobs_table.name = format!("{label}/jobs.csv");
+        ticks.name = format!("{label}/ticks.csv");
+        let named = |name: &str| -> Result<Option<Table>> {
+            Ok(Table::read(&sub, name)?.map(|mut t| {
+                t.name = format!("{label}/{name}");
+                t
+            }))
+        };
+        let (dispatches, skips) = (named("dispatches.csv")?, named("skips.csv")?);
+        let jobs = jobs::read(&jobs_table)?;
+        let spec = sc.policies.iter().find(|p| p.label == label).cloned();
+        let run_sc = match &spec {
+            Some(s) => sc.for_run(s).into_owned(),
+            None => sc.clone(),
+        };
+        runs.push(Run { label, sc: run_sc, spec, jobs_table, jobs, ticks, dispatches, skips });
+    }
+    Ok(runs)
+}
