@@ -148,6 +148,29 @@ fn set_workers_gives_each_point_its_makespan() {
     assert_eq!(manifest["grid"][0]["values"], serde_json::json!(["1", "2"]));
 }
 
+#[test]
+fn a_key_not_written_in_the_file_is_added_at_its_place() {
+    // tenant A is written without a cap; four 1 s jobs at t = 0 on two
+    // workers, fifo holding capped jobs: cap 1 runs them one at a time
+    // (makespan 4 s), cap 2 two at a time (2 s)
+    let yaml = "
+name: caps
+workers: 2
+tenants:
+  A:
+workload:
+  - {tenant: A, count: 4, at: 0s, service: 1s}
+policies: [{policy: fifo, spare: hold}]
+";
+    let (_d, out) = sweep_yaml(yaml, &["--seeds", "2", "--set", "tenants.A.cap=1,2"]);
+    let runs = read_csv(&out.join("runs.csv"));
+    assert_eq!(runs.len(), 4);
+    for r in &runs {
+        let want = if r["tenants.A.cap"] == "1" { "4" } else { "2" };
+        assert_eq!(r["makespan"], want, "{r:?}");
+    }
+}
+
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -205,7 +228,9 @@ fn bad_set_exits_2_naming_the_option() {
     let sc = dir.path().join("t.yaml");
     std::fs::write(&sc, BATCH).unwrap();
     for (set, says) in [
-        ("worker=1,2", "no key `worker`"),
+        // a new last key goes to the loader, which knows the spelling
+        ("worker=1,2", "did you mean `workers`?"),
+        ("tenant.A.cap=1", "no key `tenant`"),
         ("workers", "no `=`"),
         ("workers=1,0", "workers = 0 is refused"),
         ("workload.3.count=1", "a list of 1 items"),

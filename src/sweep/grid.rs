@@ -187,21 +187,34 @@ impl Node {
         }
     }
 
-    /// The value at `path` (map keys by name, list items by index), which
-    /// must exist and be a single value.
+    /// The value at `path` (map keys by name, list items by index), a
+    /// single value. Every step but the last must exist; the last key may be
+    /// new (`tenants.A.cap` on a tenant written without a cap), added at the
+    /// end of its map, so the loader judges it like a key in the file (a
+    /// misspelt one is refused there).
     fn at_mut(&mut self, path: &str) -> std::result::Result<&mut Node, String> {
         let mut node = self;
         let mut walked = String::new();
-        for part in path.split('.') {
+        let parts: Vec<&str> = path.split('.').collect();
+        for (i, part) in parts.iter().copied().enumerate() {
+            let last = i + 1 == parts.len();
             let here = if walked.is_empty() { "the scenario".to_string() } else { format!("`{walked}`") };
+            if last && matches!(node, Node::Null) {
+                // `A:` written with nothing after it: a map of one new key
+                *node = Node::Map(Vec::new());
+            }
             node = match node {
                 Node::Map(entries) => {
                     let names: Vec<String> = entries.iter().map(|(k, _)| k.clone()).collect();
-                    match entries.iter_mut().find(|(k, _)| k == part) {
-                        Some((_, v)) => v,
+                    match entries.iter().position(|(k, _)| k == part) {
+                        Some(at) => &mut entries[at].1,
+                        None if last => {
+                            entries.push((part.to_string(), Node::Null));
+                            &mut entries.last_mut().expect("just pushed").1
+                        }
                         None => {
                             return Err(format!(
-                                "{here} has no key `{part}` (it has: {}); a swept key must be written in the scenario",
+                                "{here} has no key `{part}` (it has: {}); the keys on the way to a swept value must be written in the scenario",
                                 names.join(", ")
                             ))
                         }
