@@ -367,7 +367,10 @@ mod tests {
         // `y` is a YAML 1.1 boolean: a key stays the name, a value stays as written
         let tree = Node::parse("y: {on: off}").unwrap();
         assert_eq!(tree.json(), "{\n\"y\": {\n\"on\": off\n}\n}");
-        assert!(Grid::new(vec![Axis::parse("a.z=1").unwrap()]).unwrap().text(&base, 0).is_err());
+        // a new last key is added at the end of its map; one on the way is an error
+        let added = Grid::new(vec![Axis::parse("a.z=1").unwrap()]).unwrap().text(&base, 0).unwrap();
+        assert_eq!(Node::parse(&added).unwrap(), Node::parse("b: 1\na: {x: [1, {y: 2}], z: 1}").unwrap());
+        assert!(Grid::new(vec![Axis::parse("c.z=1").unwrap()]).unwrap().text(&base, 0).is_err());
         assert!(Grid::new(vec![Axis::parse("a.x=1").unwrap()]).unwrap().text(&base, 0).is_err());
         assert!(Grid::new(vec![Axis::parse("a.x.2=1").unwrap()]).unwrap().text(&base, 0).is_err());
     }
