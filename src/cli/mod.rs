@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::error::{Error, Result};
 use crate::model::{PolicySpec, Scenario};
 use crate::output::console;
+use crate::output::load::OfferedLoad;
 use crate::policy;
 use crate::results::document::{shell_word, utc_iso};
 use crate::results::Comparison;
@@ -292,8 +293,8 @@ fn overrides(args: &RunArgs) -> Vec<String> {
 
 /// A bar over the jobs a policy's run receives (expected, for Poisson
 /// arrivals), with rate and ETA; drawn on stderr when it is a terminal.
-fn progress_bar(sc: &Scenario) -> indicatif::ProgressBar {
-    let total = crate::output::load::OfferedLoad::of(sc).jobs.round().max(1.0) as u64;
+fn progress_bar(sc: &Scenario, expected_jobs: f64) -> indicatif::ProgressBar {
+    let total = expected_jobs.round().max(1.0) as u64;
     let b = indicatif::ProgressBar::new(total);
     b.set_style(
         indicatif::ProgressStyle::with_template(
@@ -338,12 +339,12 @@ fn started() -> String {
 const LOG_BUDGET: f64 = 1e9;
 
 /// `--logs` as given, or full unless the estimate is over [`LOG_BUDGET`].
-fn choose_logs(sc: &Scenario, asked: Option<LogsArg>, quiet: bool) -> Logs {
+fn choose_logs(sc: &Scenario, load: &OfferedLoad, asked: Option<LogsArg>, quiet: bool) -> Logs {
     match asked {
         Some(LogsArg::Full) => Logs::Full,
         Some(LogsArg::Summary) => Logs::Summary,
         None => {
-            let bytes = crate::output::estimate::log_bytes(sc);
+            let bytes = crate::output::estimate::log_bytes(sc, load);
             if bytes <= LOG_BUDGET {
                 return Logs::Full;
             }
@@ -363,8 +364,10 @@ fn cmd_run(args: RunArgs) -> Result<()> {
     if !args.quiet || sc.traces.iter().any(|t| t.scan.bad_rows > 0) {
         eprint!("{}", trace_report(&sc));
     }
+    // the demand does not depend on the seed or the policies: computed once
+    let load = OfferedLoad::of(&sc);
     if !args.quiet {
-        if let Some(w) = crate::output::load::OfferedLoad::of(&sc).warning() {
+        if let Some(w) = load.warning() {
             eprintln!("{}", style::paint(&w));
         }
     }
@@ -374,7 +377,7 @@ fn cmd_run(args: RunArgs) -> Result<()> {
     select_policies(&mut sc, &args.policies, inline)?;
     let opts = RunOptions {
         out: args.out.clone(),
-        logs: choose_logs(&sc, args.logs, args.quiet),
+        logs: choose_logs(&sc, &load, args.logs, args.quiet),
         audit: args.audit,
         no_plots: args.no_plots,
         force: args.force,
@@ -383,7 +386,7 @@ fn cmd_run(args: RunArgs) -> Result<()> {
         started: started(),
     };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
-    let bar = show_progress.then(|| progress_bar(&sc));
+    let bar = show_progress.then(|| progress_bar(&sc, load.jobs));
     let labels: Vec<&str> = sc.policies.iter().map(|p| p.label.as_str()).collect();
     let progress = |label: &str, t: Time, jobs: u64| {
         if let Some(b) = &bar {
@@ -478,11 +481,11 @@ fn cmd_validate(path: &std::path::Path) -> Result<()> {
         };
         println!("  topology {}: {shape}, {} with {workers}", t.name, n(t.pools.len(), "pool", "pools"));
     }
-    let load = crate::output::load::OfferedLoad::of(&sc);
+    let load = OfferedLoad::of(&sc);
     for line in load.lines() {
         println!("  {line}");
     }
-    let bytes = crate::output::estimate::log_bytes(&sc);
+    let bytes = crate::output::estimate::log_bytes(&sc, &load);
     println!("  full logs: about {} for all policies", crate::output::estimate::human_bytes(bytes));
     if let Some(w) = load.warning() {
         eprintln!("{}", style::paint(&w));

@@ -5,13 +5,13 @@
 //! policy. The estimate is rough (within a factor of about 2 on the bench
 //! scenarios) and errs high.
 
+use super::load::OfferedLoad;
 use crate::model::Scenario;
 use crate::time::to_secs_f64;
 
-/// Bytes of logs a `--logs full` run of every policy would write, roughly.
-pub fn log_bytes(sc: &Scenario) -> f64 {
-    // jobs, work and the last arrival as `validate` reports them
-    let load = super::load::OfferedLoad::of(sc);
+/// Bytes of logs a `--logs full` run of every policy would write, roughly,
+/// from the scenario's demand as `validate` reports it.
+pub fn log_bytes(sc: &Scenario, load: &OfferedLoad) -> f64 {
     let (jobs, work) = (load.jobs, load.work);
     if jobs == 0.0 {
         return 0.0;

@@ -521,18 +521,7 @@ impl TraceSource {
                 );
                 return self.fail(e);
             };
-            return Some(Arrival {
-                time,
-                tenant,
-                class,
-                service: row.service,
-                deadline,
-                cost: row.cost,
-                failures: 0,
-                max_attempts: 1,
-                slicing: 0,
-                declared_entry: 0,
-            });
+            return Some(replayed(row, time, deadline, tenant, class));
         }
     }
 }
