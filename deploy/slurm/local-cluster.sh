@@ -3,9 +3,10 @@
 # arrays: installs Debian's slurm-wlm and munge when missing (needs root and
 # apt-get), starts munged, slurmctld and slurmd with every file (key,
 # sockets, state, logs, pid files) under one new temporary folder and
-# ports 16817/16818, waits until the node is idle, and prints the folder.
-# `stop DIR` stops the daemons it started (by their pid files) and removes
-# the folder.
+# ports 16817/16818 (SLURMCTLD_PORT and SLURMD_PORT choose others, so two
+# such clusters do not meet), waits until the node is idle, and prints the
+# folder. `stop DIR` stops the daemons it started (by their pid files) and
+# removes the folder; a start that fails half-way stops what it started.
 #
 #   d=$(deploy/slurm/local-cluster.sh start)
 #   SLURM_CONF=$d/slurm.conf sbatch --wait --array=0-3 --wrap 'echo $SLURM_ARRAY_TASK_ID'
@@ -36,6 +37,7 @@ if [ "$cmd" = stop ]; then
   exit 0
 fi
 d=$(mktemp -d /tmp/fairsim-slurm.XXXXXX)
+trap 'status=$?; [ $status = 0 ] || "$0" stop "$d"; exit $status' EXIT
 chmod 755 "$d"
 mkdir -p "$d/ctld" "$d/spool" "$d/munge"
 chmod 700 "$d/munge"
@@ -50,8 +52,8 @@ ClusterName=fairsim
 SlurmctldHost=$host
 SlurmUser=root
 SlurmdUser=root
-SlurmctldPort=16817
-SlurmdPort=16818
+SlurmctldPort=${SLURMCTLD_PORT:-16817}
+SlurmdPort=${SLURMD_PORT:-16818}
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$d/munge/munge.sock

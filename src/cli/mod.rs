@@ -39,6 +39,9 @@ pub enum Command {
     /// Run a scenario over a grid of parameter values and many seeds, with
     /// confidence intervals (docs/sweep.md).
     Sweep(crate::sweep::SweepArgs),
+    /// Combine the shard folders of `fairsim sweep --shard` into the folder
+    /// one sweep writes (docs/sweep.md, "Sweeps beyond one machine").
+    Merge(crate::sweep::merge::MergeArgs),
     /// Check a scenario file and print what it describes, without simulating.
     Validate {
         /// The scenario file (YAML).
@@ -148,6 +151,7 @@ pub fn execute(cli: Cli) -> Result<()> {
             let names = args.policies.clone();
             crate::sweep::execute(args, &|sc| select_policies(sc, &names, Vec::new()))
         }
+        Command::Merge(args) => crate::sweep::merge::execute(args),
         Command::Validate { scenario } => cmd_validate(&scenario),
         Command::Report { dir } => {
             if !dir.is_dir() {

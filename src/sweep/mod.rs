@@ -6,14 +6,18 @@
 //! - [`runner`]: the runs, numbered and spread over threads.
 //! - [`stats`]: Student t intervals, paired and unpaired.
 //! - [`output`]: `runs.csv`, `sweep.csv`, `paired.csv`.
+//! - [`shard`]: `--shard I/N`, a deterministic part of the runs for one machine.
+//! - [`merge`]: `fairsim merge`, shard folders into the folder one sweep writes.
 //!
 //! A run is identified by (point, seed index, policy index) alone, and the
 //! statistics are a function of `runs.csv`: a folder can be assembled from
 //! runs made anywhere.
 
 pub mod grid;
+pub mod merge;
 pub mod output;
 pub mod runner;
+pub mod shard;
 pub mod stats;
 
 use std::io::IsTerminal;
@@ -57,6 +61,12 @@ pub struct SweepArgs {
     /// Replace --out even if fairsim did not write it.
     #[arg(long)]
     pub force: bool,
+    /// Run only shard I of N (0-based) of the (point, seed) pairs and write a
+    /// shard folder for `fairsim merge`; `auto` reads a Slurm array task's
+    /// SLURM_ARRAY_TASK_ID/COUNT or a Kubernetes Indexed Job's
+    /// JOB_COMPLETION_INDEX (count: auto/N or FAIRSIM_SHARD_COUNT).
+    #[arg(long, value_name = "I/N|auto|auto/N")]
+    pub shard: Option<String>,
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
@@ -85,6 +95,8 @@ pub fn execute(args: SweepArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) ->
             "--policy {p}: a sweep takes policy labels or names; add the entry to the scenario's `policies` with a `label:` and name that"
         )));
     }
+    let env = |k: &str| std::env::var(k).ok();
+    let shard = args.shard.as_deref().map(|s| shard::Shard::resolve(s, &env)).transpose()?;
     let mut base = scenario::load(&args.scenario)?;
     select(&mut base)?;
     let text = std::fs::read_to_string(&args.scenario)
@@ -104,14 +116,20 @@ pub fn execute(args: SweepArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) ->
     if shape.points.checked_mul(seeds).and_then(|r| r.checked_mul(shape.policies)).is_none() {
         return Err(Error::Usage(format!("--seeds {}: too many runs to number", args.seeds)));
     }
+    let indices = match shard {
+        Some(s) => {
+            s.check(shape)?;
+            s.runs(shape)
+        }
+        None => (0..shape.runs()).collect(),
+    };
     let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let manifest = manifest(&points[0], &text, &grid, args.seeds, &labels, &labels[baseline]);
-    let marker = serde_json::json!({"fairsim": env!("CARGO_PKG_VERSION"), "sweep": "manifest.json"});
     // before any run: a bad --out fails at once
-    let staged = StagedDir::new(&args.out, args.force, &format!("{marker:#}\n"))?;
+    let staged = StagedDir::new(&args.out, args.force, &output::marker())?;
 
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
-        let b = indicatif::ProgressBar::new(shape.runs() as u64);
+        let b = indicatif::ProgressBar::new(indices.len() as u64);
         if let Ok(s) = indicatif::ProgressStyle::with_template("sweep [{bar:30}] {pos}/{len} runs, ETA {eta}")
         {
             b.set_style(s.progress_chars("=> "));
@@ -124,26 +142,35 @@ pub fn execute(args: SweepArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) ->
         }
     };
     let started = std::time::Instant::now();
-    let results = runner::run_all(&points, shape, threads, &done)?;
+    let results = runner::run_some(&points, shape, &indices, threads, &done)?;
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
 
     let dir = staged.path();
     let first_seeds: Vec<u64> = points.iter().map(|p| p.seed).collect();
-    let table = output::RunsTable::new(&grid, shape, &first_seeds, &results);
-    output::write_runs(&dir.join("runs.csv"), &table)?;
-    output::write_sweep(&dir.join("sweep.csv"), &table, shape, &labels)?;
-    output::write_paired(&dir.join("paired.csv"), &table, shape, &labels, baseline)?;
-    let write = |name: &str, body: &str| {
-        std::fs::write(dir.join(name), body).map_err(|e| Error::io(format!("cannot write {name}"), e))
-    };
-    write("manifest.json", &format!("{manifest:#}\n"))?;
-    write("scenario.yaml", &text)?;
+    let table = output::RunsTable::of_runs(&grid, shape, &first_seeds, indices.iter().copied().zip(&results));
+    match shard {
+        Some(s) => shard::write_folder(dir, s, &table, &manifest, &text)?,
+        None => {
+            let all = output::Results {
+                grid: &grid,
+                shape,
+                labels: &labels,
+                baseline,
+                table: &table,
+                manifest: &manifest,
+                scenario: &text,
+            };
+            output::write_results(dir, &all)?;
+        }
+    }
     let out = staged.commit()?;
     if !args.quiet {
+        let part =
+            shard.map_or(String::new(), |s| format!("shard {}/{}: {} of ", s.index, s.count, indices.len()));
         eprintln!(
-            "{} runs ({} points x {} seeds x {} policies) on {threads} threads in {:.2}s; results in {}",
+            "{part}{} runs ({} points x {} seeds x {} policies) on {threads} threads in {:.2}s; results in {}",
             shape.runs(),
             shape.points,
             shape.seeds,

@@ -31,17 +31,27 @@ pub struct RunsTable {
 impl RunsTable {
     /// `first_seeds`: each point's scenario seed (seed index 0).
     pub fn new(grid: &Grid, shape: Shape, first_seeds: &[u64], results: &[RunResult]) -> RunsTable {
+        RunsTable::of_runs(grid, shape, first_seeds, results.iter().enumerate())
+    }
+
+    /// The table of some runs (a shard's), each with its run index.
+    pub fn of_runs<'a>(
+        grid: &Grid,
+        shape: Shape,
+        first_seeds: &[u64],
+        results: impl ExactSizeIterator<Item = (usize, &'a RunResult)>,
+    ) -> RunsTable {
         let mut header: Vec<String> = vec!["point".into()];
         header.extend(grid.axes.iter().map(|a| a.key.clone()));
         header.push("seed".into());
         let lead = header.len();
         let mut rows = Vec::with_capacity(results.len());
         let mut text_columns = vec![false; 0];
-        for (i, r) in results.iter().enumerate() {
+        for (n, (i, r)) in results.enumerate() {
             let at = shape.index(i);
             let mut typed = cells(&r.comparison);
             typed.push(("wait_mean", r.wait_mean.map_or(Cell::Empty, |m| Cell::MeanSecs(m.0))));
-            if i == 0 {
+            if n == 0 {
                 header.extend(typed.iter().map(|(n, _)| n.to_string()));
                 text_columns = vec![false; typed.len()];
             }
@@ -56,6 +66,24 @@ impl RunsTable {
         }
         let metrics = (0..text_columns.len()).filter(|&c| !text_columns[c]).map(|c| lead + c).collect();
         RunsTable { header, rows, metrics, lead }
+    }
+
+    /// A table read back from `runs.csv` cells (`merge`): `axes` swept keys,
+    /// `text` the columns that held text in some run. Which columns are
+    /// text cannot be told from the cells (a tenant may be named `1`), so a
+    /// shard records them.
+    pub fn from_rows(header: Vec<String>, rows: Vec<Vec<String>>, axes: usize, text: &[String]) -> RunsTable {
+        let lead = axes + 2;
+        let metrics = (lead..header.len()).filter(|&c| !text.contains(&header[c])).collect();
+        RunsTable { header, rows, metrics, lead }
+    }
+
+    /// The columns after `seed` that are not metrics: text in some run.
+    pub fn text_columns(&self) -> Vec<String> {
+        (self.lead..self.header.len())
+            .filter(|c| !self.metrics.contains(c))
+            .map(|c| self.header[c].clone())
+            .collect()
     }
 
     /// The values of metric column `m` over the seeds of (point, policy);
@@ -73,6 +101,41 @@ impl RunsTable {
     fn point_lead(&self, shape: Shape, point: usize) -> &[String] {
         &self.rows[point * shape.seeds * shape.policies][..self.lead - 1]
     }
+}
+
+/// Everything a sweep folder is made of, whether its runs were made here
+/// or gathered from shards by `merge`.
+pub struct Results<'a> {
+    pub grid: &'a Grid,
+    pub shape: Shape,
+    pub labels: &'a [String],
+    pub baseline: usize,
+    pub table: &'a RunsTable,
+    /// `manifest.json`'s content.
+    pub manifest: &'a serde_json::Value,
+    /// The scenario file's text, copied as `scenario.yaml`.
+    pub scenario: &'a str,
+}
+
+/// Writes a sweep's files into `dir`. `sweep` and `merge` both call this
+/// alone, so a folder merged from shards is the one a single sweep writes.
+pub fn write_results(dir: &Path, r: &Results) -> Result<()> {
+    write_runs(&dir.join("runs.csv"), r.table)?;
+    write_sweep(&dir.join("sweep.csv"), r.table, r.shape, r.labels)?;
+    write_paired(&dir.join("paired.csv"), r.table, r.shape, r.labels, r.baseline)?;
+    write_file(dir, "manifest.json", &format!("{:#}\n", r.manifest))?;
+    write_file(dir, "scenario.yaml", r.scenario)
+}
+
+/// `fairsim-results.json` of a sweep folder (a shard's too): the marker that
+/// lets a later sweep replace the folder.
+pub fn marker() -> String {
+    let marker = serde_json::json!({"fairsim": env!("CARGO_PKG_VERSION"), "sweep": "manifest.json"});
+    format!("{marker:#}\n")
+}
+
+pub fn write_file(dir: &Path, name: &str, body: &str) -> Result<()> {
+    std::fs::write(dir.join(name), body).map_err(|e| Error::io(format!("cannot write {name}"), e))
 }
 
 /// A number for the CSV files: nine significant digits, no exponent.

@@ -71,10 +71,23 @@ pub fn run_all(
     threads: usize,
     done: &(dyn Fn(usize) + Sync),
 ) -> Result<Vec<RunResult>> {
+    let all: Vec<usize> = (0..shape.runs()).collect();
+    run_some(points, shape, &all, threads, done)
+}
+
+/// Runs the runs numbered `indices` (a shard's), as [`run_all`] does;
+/// the results in the order of `indices`.
+pub fn run_some(
+    points: &[Scenario],
+    shape: Shape,
+    indices: &[usize],
+    threads: usize,
+    done: &(dyn Fn(usize) + Sync),
+) -> Result<Vec<RunResult>> {
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
-    let total = shape.runs();
+    let total = indices.len();
     let mut out: Vec<(usize, Result<RunResult>)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads.clamp(1, total.max(1)))
             .map(|_| {
@@ -85,7 +98,7 @@ pub fn run_all(
                         if i >= total {
                             break;
                         }
-                        let r = run_one(points, shape, i);
+                        let r = run_one(points, shape, indices[i]);
                         if r.is_err() {
                             failed.store(true, Ordering::Relaxed);
                         }
