@@ -145,7 +145,7 @@ fn three_shards_merged_are_the_single_sweep_byte_for_byte() {
 }
 
 #[test]
-fn merge_refuses_shards_of_another_grid_or_seed_count() {
+fn merge_refuses_shards_of_another_sweep() {
     let b = Bench::new();
     let s0 = b.shard("s0", &GRID, "0/2");
     let other_grid = b.shard("g1", &["--seeds", "3", "--set", "workers=2,4"], "1/2");
@@ -157,6 +157,21 @@ fn merge_refuses_shards_of_another_grid_or_seed_count() {
     let other_policies = b.shard("p1", &[&GRID[..], &["--policy", "fifo"]].concat(), "1/2");
     let err = usage_error(b.merge(&[&s0, &other_policies], "m"));
     assert!(err.contains("p1") && err.contains("its policies is"), "{err}");
+    // the same file name with one more job of B: another scenario
+    let edited = Bench::new();
+    std::fs::write(&edited.scenario, SMALL.replace("0.6/s, count: 150", "0.6/s, count: 151")).unwrap();
+    let other_scenario = edited.shard("e1", &GRID, "1/2");
+    let err = usage_error(b.merge(&[&s0, &other_scenario], "m"));
+    assert!(err.contains("e1") && err.contains("its scenario.fnv1a64 is"), "{err}");
+    // a shard made by another fairsim: its statistics code may differ
+    let s1 = b.shard("s1", &GRID, "1/2");
+    let manifest = s1.join("manifest.json");
+    let version = format!("\"fairsim\": \"{}\"", env!("CARGO_PKG_VERSION"));
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains(&version), "{text}");
+    std::fs::write(&manifest, text.replace(&version, "\"fairsim\": \"0.0.0-old\"")).unwrap();
+    let err = usage_error(b.merge(&[&s0, &s1], "m"));
+    assert!(err.contains("s1: made by fairsim \"0.0.0-old\", this is fairsim "), "{err}");
     // nothing was written
     assert!(!b.path("m").exists());
 }
