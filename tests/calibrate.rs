@@ -55,7 +55,13 @@ fn mmc_fifo(n: usize, c: usize, rate: f64, mean_service: f64, seed: u64) -> Vec<
         let service = rng.exp_us(mean_service);
         // tenants A:B:C = 6:3:1, classes x:y = 1:1
         let u = rng.unit();
-        let tenant = if u < 0.6 { "A" } else if u < 0.9 { "B" } else { "C" };
+        let tenant = if u < 0.6 {
+            "A"
+        } else if u < 0.9 {
+            "B"
+        } else {
+            "C"
+        };
         let class = if rng.unit() < 0.5 { "x" } else { "y" };
         let w = (0..c).min_by_key(|&i| free[i]).expect("a worker");
         let start = t.max(free[w]);
@@ -115,7 +121,10 @@ fn calibrate(sc: &Path, trace: &Path, policy: &str, out: &Path) -> (PathBuf, Str
 
 /// calibration.csv as metric -> value.
 fn metrics(dir: &Path) -> HashMap<String, f64> {
-    read_csv(&dir.join("calibration.csv")).into_iter().map(|r| (r["metric"].clone(), secs(&r["value"]))).collect()
+    read_csv(&dir.join("calibration.csv"))
+        .into_iter()
+        .map(|r| (r["metric"].clone(), secs(&r["value"])))
+        .collect()
 }
 
 const N: usize = 2000;
@@ -223,9 +232,13 @@ fn a_policy_mismatch_on_the_mmc_trace_gives_order_differences() {
 }
 
 fn swf_fields() -> Vec<Vec<i64>> {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/accasim-workload.swf"))
-        .expect("vendored log");
-    text.lines().map(|l| l.split_whitespace().map(|f| f.parse::<f64>().expect("number") as i64).collect()).collect()
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/accasim-workload.swf"),
+    )
+    .expect("vendored log");
+    text.lines()
+        .map(|l| l.split_whitespace().map(|f| f.parse::<f64>().expect("number") as i64).collect())
+        .collect()
 }
 
 #[test]

@@ -54,7 +54,8 @@ fn a_clean_table_passes_and_names_the_rules_skipped() {
     let dir = folder(&[("jobs.csv", CLEAN)]);
     let (code, out, err) = check(dir.path(), "jobs.csv", &["--workers", "2", "--work-conserving"]);
     assert_eq!(code, 0, "{out}{err}");
-    for ok in ["ends-once: ok", "start-after-arrival: ok", "finish: ok", "workers: ok", "work-conserving: ok"] {
+    for ok in ["ends-once: ok", "start-after-arrival: ok", "finish: ok", "workers: ok", "work-conserving: ok"]
+    {
         assert!(out.contains(ok), "{ok}: {out}");
     }
     // 4 rows, all with an id; q1 is still queued (no start, no finish)
@@ -162,7 +163,11 @@ const SWF: &str = "; hand-made\n\
 
 #[test]
 fn an_swf_log_over_its_processors_breaks_resources() {
-    let dir = folder(&[("log.swf", SWF), ("ten.yaml", "resources: {procs: 10}\n"), ("nine.yaml", "resources: {procs: 9}\n")]);
+    let dir = folder(&[
+        ("log.swf", SWF),
+        ("ten.yaml", "resources: {procs: 10}\n"),
+        ("nine.yaml", "resources: {procs: 9}\n"),
+    ]);
     let (code, out, err) = check(dir.path(), "log.swf", &["--scenario", "ten.yaml"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("1 rows without a run time or processor count (cancelled) left out"), "{out}");

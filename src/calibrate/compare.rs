@@ -243,7 +243,10 @@ mod tests {
         assert_eq!(inversions(&mut [2, 2, 2]), 0);
         // against the O(n^2) definition on a scrambled sequence
         let v: Vec<i64> = (0..200).map(|i: i64| (i * 7919) % 101 - 50).collect();
-        let brute = (0..v.len()).flat_map(|i| (i + 1..v.len()).map(move |j| (i, j))).filter(|&(i, j)| v[i] > v[j]).count();
+        let brute = (0..v.len())
+            .flat_map(|i| (i + 1..v.len()).map(move |j| (i, j)))
+            .filter(|&(i, j)| v[i] > v[j])
+            .count();
         assert_eq!(inversions(&mut v.clone()), brute as u128);
     }
 

@@ -84,7 +84,13 @@ pub fn run(args: &CalibrateArgs) -> Result<(PathBuf, compare::Calibration, Strin
                 r.arrival
             )));
         }
-        pairs.push(Pair { tenant: j.tenant, class: j.class, arrival: j.arrival, recorded: r.start, simulated: j.start });
+        pairs.push(Pair {
+            tenant: j.tenant,
+            class: j.class,
+            arrival: j.arrival,
+            recorded: r.start,
+            simulated: j.start,
+        });
     }
     let c = compare::calibrate(&pairs);
     let ids: Vec<String> = record.into_iter().map(|r| r.id).collect();

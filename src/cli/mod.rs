@@ -164,7 +164,11 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::Check(args) => match crate::check::execute(&args, &mut std::io::stdout().lock())? {
             true => Ok(()),
             false => {
-                let what = args.jobs.as_ref().or(args.dir.as_ref()).map_or(String::new(), |p| p.display().to_string());
+                let what = args
+                    .jobs
+                    .as_ref()
+                    .or(args.dir.as_ref())
+                    .map_or(String::new(), |p| p.display().to_string());
                 Err(Error::Other(format!("{what}: a rule does not hold (above)")))
             }
         },

@@ -23,8 +23,7 @@ fn scenario(args: &CheckArgs) -> Result<Scenario> {
     let mut sc = match &args.scenario {
         Some(path) => crate::scenario::load_for_trace(path)?,
         None => {
-            let mut sc =
-                crate::scenario::load_for_trace_str("workers: 1\n", Path::new("(check --jobs)"))?;
+            let mut sc = crate::scenario::load_for_trace_str("workers: 1\n", Path::new("(check --jobs)"))?;
             sc.workers = u32::MAX;
             sc
         }
@@ -95,23 +94,34 @@ pub fn check_table(jobs: &Path, args: &CheckArgs, out: &mut dyn std::io::Write) 
         ("resources", &|| rules::resources(&run, &ext)),
         ("caps", &|| match (caps, &spec) {
             (false, _) => skip("no tenant has a cap (tenants' `cap:` in --scenario)"),
-            (true, None) => skip("give --policy LABEL: whether production held or lent spare capacity (`spare:`)"),
+            (true, None) => {
+                skip("give --policy LABEL: whether production held or lent spare capacity (`spare:`)")
+            }
             (true, Some(_)) => capacity::caps(&run),
         }),
         ("work-conserving", &|| match args.work_conserving {
-            false => skip("not asked: give --work-conserving if production never idles a worker while a job waits"),
+            false => {
+                skip("not asked: give --work-conserving if production never idles a worker while a job waits")
+            }
             true if !workers_known => skip("no worker count: give --workers N"),
             true => conserving::work_conserving(&run),
         }),
         ("log-agrees", &|| skip(no_log)),
         ("stop-unexplained-skip", &|| skip(no_log)),
-        ("stop-one-tenant-holds-all", &|| capacity::one_tenant_holds_all(&run)),
+        ("stop-one-tenant-holds-all", &|| match &spec {
+            None => skip("round_robin with caps only: give --policy LABEL when production ran one"),
+            Some(_) => capacity::one_tenant_holds_all(&run),
+        }),
         ("stop-tenant-identity", &|| rules::tenant_identity(&run)),
     ];
     let io = |e| Error::io("writing the check's report", e);
     if ext.left_out > 0 {
-        writeln!(out, "{label}: {} rows without a run time or processor count (cancelled) left out", ext.left_out)
-            .map_err(io)?;
+        writeln!(
+            out,
+            "{label}: {} rows without a run time or processor count (cancelled) left out",
+            ext.left_out
+        )
+        .map_err(io)?;
     }
     for (name, rule) in rules {
         match rule() {

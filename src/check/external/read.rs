@@ -172,9 +172,8 @@ fn read_csv(path: &Path, cols: &CsvColumns, format: TimeFormat, sc: &Scenario) -
         };
         for (_, i, amounts) in costs.iter_mut() {
             let i = *i;
-            amounts.push(
-                cell(i).parse::<u64>().map_err(|_| bad(i, "cost", "not a whole number ≥ 0".into()))?,
-            );
+            amounts
+                .push(cell(i).parse::<u64>().map_err(|_| bad(i, "cost", "not a whole number ≥ 0".into()))?);
         }
         let class = class.map_or(String::new(), |i| cell(i).to_string());
         raw.push((cell(tenant).to_string(), class, at, start, finish));

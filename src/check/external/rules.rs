@@ -69,7 +69,8 @@ pub fn resources(run: &Run, ext: &External) -> RuleResult {
     const RULE: &str = "resources";
     if ext.costs.is_empty() {
         return Ok(Verdict::Skipped(
-            "no resource amounts: the scenario (--scenario) has no `resources:` the table's columns fill".into(),
+            "no resource amounts: the scenario (--scenario) has no `resources:` the table's columns fill"
+                .into(),
         ));
     }
     let mut what = Vec::new();
@@ -105,7 +106,10 @@ pub fn resources(run: &Run, ext: &External) -> RuleResult {
                     RULE,
                     t,
                     Some(&run.jobs[k]),
-                    format!("{used} of {name} in use by {} jobs at once, over its capacity {cap}", open.len()),
+                    format!(
+                        "{used} of {name} in use by {} jobs at once, over its capacity {cap}",
+                        open.len()
+                    ),
                     &rows,
                 ));
             }

@@ -72,9 +72,10 @@ impl<R: IoRead> CsvRows<R> {
     ) -> Result<Self> {
         let mut rows = Self::new(path, input, cols, time_format, dims)?;
         let name = cols.started.as_deref().unwrap_or("started_at");
-        let names: Vec<&str> = rows.reader.byte_headers().map_or(Vec::new(), |h| {
-            h.iter().map(|f| std::str::from_utf8(f).unwrap_or("")).collect()
-        });
+        let names: Vec<&str> = rows
+            .reader
+            .byte_headers()
+            .map_or(Vec::new(), |h| h.iter().map(|f| std::str::from_utf8(f).unwrap_or("")).collect());
         rows.idx.recorded = Some(names.iter().position(|h| *h == name).ok_or_else(|| {
             Error::input(
                 path,

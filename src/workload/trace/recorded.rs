@@ -30,13 +30,9 @@ pub fn recorded(spec: &TraceSpec, sc: &Scenario) -> Result<Vec<Recorded>> {
         .map_err(|e| Error::Usage(format!("--trace {}: cannot read it: {e}", spec.path.display())))?;
     let input = std::io::BufReader::with_capacity(1 << 16, file);
     let mut rows: Box<dyn RowReader> = match &spec.format {
-        TraceFormat::Csv(cols) => Box::new(csv::CsvRows::recording(
-            &spec.path,
-            input,
-            cols,
-            spec.time_format,
-            sc.resources.len(),
-        )?),
+        TraceFormat::Csv(cols) => {
+            Box::new(csv::CsvRows::recording(&spec.path, input, cols, spec.time_format, sc.resources.len())?)
+        }
         TraceFormat::Swf { slots } => Box::new(swf::SwfRows::recording(&spec.path, input, *slots)),
     };
     let cap = capacity(sc);
