@@ -25,7 +25,7 @@ pub struct Pair {
 impl Pair {
     /// simulated − recorded start, when both started it.
     pub fn error(&self) -> Option<i64> {
-        Some(self.simulated? - self.recorded?)
+        Some(self.simulated?.saturating_sub(self.recorded?))
     }
 }
 
@@ -207,7 +207,7 @@ fn groups(pairs: &[Pair], key: impl Fn(&Pair) -> &str) -> Vec<Waits> {
         if let (Some(s), Some(r)) = (p.simulated, p.recorded) {
             let e = by.entry(key(p)).or_default();
             e.0.push(s - p.arrival);
-            e.1.push(r - p.arrival);
+            e.1.push(r.saturating_sub(p.arrival));
         }
     }
     by.into_iter().map(|(name, (s, r))| Waits::of(name.to_string(), s, r)).collect()
@@ -217,7 +217,9 @@ fn groups(pairs: &[Pair], key: impl Fn(&Pair) -> &str) -> Vec<Waits> {
 pub fn calibrate(pairs: &[Pair]) -> Calibration {
     let both: Vec<&Pair> = pairs.iter().filter(|p| p.error().is_some()).collect();
     let starts: Vec<(i64, i64)> = both.iter().filter_map(|p| Some((p.recorded?, p.simulated?))).collect();
-    let waits = |f: fn(&Pair) -> Option<i64>| both.iter().filter_map(|p| Some(f(p)? - p.arrival)).collect();
+    let waits = |f: fn(&Pair) -> Option<i64>| {
+        both.iter().filter_map(|p| Some(f(p)?.saturating_sub(p.arrival))).collect()
+    };
     Calibration {
         jobs: pairs.len(),
         compared: both.len(),

@@ -80,7 +80,7 @@ fn lives(raw: Vec<Raw>) -> (Vec<JobRow>, usize, usize, i64) {
                 start,
                 finish,
                 service: match (start, finish) {
-                    (Some(s), Some(f)) => f - s,
+                    (Some(s), Some(f)) => f.saturating_sub(s),
                     _ => 0,
                 },
                 attempts: i64::from(start.is_some()),
@@ -166,7 +166,8 @@ fn read_csv(path: &Path, cols: &CsvColumns, format: TimeFormat, sc: &Scenario) -
         let finish = match (opt_time(finished, "finish")?, service, start) {
             (Some(f), _, _) => Some(f),
             (None, Some(i), Some(s)) if finished.is_none() && !cell(i).is_empty() => {
-                Some(s + parse_scaled(cell(i), cols.service_unit as i64).map_err(|m| bad(i, "service", m))?)
+                let d = parse_scaled(cell(i), cols.service_unit as i64).map_err(|m| bad(i, "service", m))?;
+                Some(s.checked_add(d).ok_or_else(|| bad(i, "service", "too large".into()))?)
             }
             _ => None,
         };
@@ -218,9 +219,14 @@ fn read_swf(path: &Path, slots: Option<usize>) -> Result<External> {
             left_out += 1;
             continue;
         }
-        let start = (wait >= 0).then_some(submit + wait);
+        let late = |n: usize| Error::input(path, line, n, format!("field {n}: too large a time"));
+        let start = match wait >= 0 {
+            true => Some(submit.checked_add(wait).ok_or_else(|| late(3))?),
+            false => None,
+        };
+        let finish = start.map(|s| s.checked_add(run).ok_or_else(|| late(4))).transpose()?;
         let class = if f[14].starts_with('-') { String::new() } else { format!("q{}", f[14]) };
-        raw.push((format!("u{}", f[11]), class, submit, start, start.map(|s| s + run)));
+        raw.push((format!("u{}", f[11]), class, submit, start, finish));
         ids.push(f[0].to_string());
         lines.push(line);
         procs.push(p as u64);

@@ -86,16 +86,17 @@ pub fn resources(run: &Run, ext: &External) -> RuleResult {
             }
         }
         ev.sort_unstable();
-        let (mut used, mut open) = (0u64, BTreeSet::new());
+        // summed in u128: no sum of u64 amounts overflows it
+        let (mut used, mut open) = (0u128, BTreeSet::new());
         for (t, kind, k) in ev {
             if kind == 0 {
-                used -= amounts[k];
+                used -= u128::from(amounts[k]);
                 open.remove(&k);
                 continue;
             }
-            used += amounts[k];
+            used += u128::from(amounts[k]);
             open.insert(k);
-            if used > *cap {
+            if used > u128::from(*cap) {
                 // the rows that show it: the job that went over, then the others (at most 10)
                 let rows: Vec<_> = std::iter::once(k)
                     .chain(open.iter().copied().filter(|&o| o != k))

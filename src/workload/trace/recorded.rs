@@ -62,7 +62,7 @@ pub fn recorded(spec: &TraceSpec, sc: &Scenario) -> Result<Vec<Recorded>> {
             line: row.line,
             id: row.id.clone(),
             arrival: arrival as i64,
-            start: row.started.map(|s| s - base),
+            start: row.started.map(|s| s.saturating_sub(base)),
         });
     }
     Ok(out)
