@@ -23,6 +23,7 @@
 
 pub mod accounting;
 pub mod admission;
+pub mod calibrate;
 pub mod check;
 pub mod cli;
 pub mod core;

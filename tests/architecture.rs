@@ -61,6 +61,7 @@ fn stages_import_only_earlier_stages() {
         "output",
         "check",
         "run",
+        "calibrate",
         "sweep",
         "cli",
     ];

@@ -6,21 +6,62 @@
 //! the first violation stops the check with the rows that show it.
 //! docs/check.md lists the rules, what each reads and what it cannot check.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::model::{PolicySpec, Scenario};
 
 mod capacity;
 mod conserving;
-mod jobs;
+mod external;
+pub(crate) mod jobs;
 mod log;
 mod sweep;
-mod table;
+pub(crate) mod table;
 mod timing;
 
+pub(crate) use external::policy_by_name;
 use jobs::JobRow;
 use table::Table;
+
+/// `fairsim check`'s arguments: a results folder, or a jobs table from
+/// outside fairsim with what it is checked against.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// A folder written by `fairsim run --logs full`.
+    #[arg(required_unless_present = "jobs", conflicts_with = "jobs")]
+    pub dir: Option<PathBuf>,
+    /// Check a jobs table from outside fairsim instead: a CSV export (mapped
+    /// like a replayed trace) or an SWF log (docs/check.md, "Production tables").
+    #[arg(long, value_name = "FILE")]
+    pub jobs: Option<PathBuf>,
+    /// With --jobs: a scenario giving the CSV column mapping (its trace
+    /// entry's `columns:`), workers, resources, tenant caps and policies.
+    #[arg(long, value_name = "FILE", requires = "jobs")]
+    pub scenario: Option<PathBuf>,
+    /// With --jobs: the policy production ran, a label of --scenario or a
+    /// policy name (its `spare:` decides the caps rule).
+    #[arg(long, value_name = "LABEL|NAME", requires = "jobs")]
+    pub policy: Option<String>,
+    /// With --jobs: the number of workers (overrides the scenario's).
+    #[arg(long, value_name = "N", requires = "jobs")]
+    pub workers: Option<u32>,
+    /// With --jobs: csv or swf, when the file's extension does not say.
+    #[arg(long, value_name = "FORMAT", requires = "jobs")]
+    pub trace_format: Option<String>,
+    /// With --jobs: also check that no worker idled while a job waited.
+    #[arg(long, requires = "jobs")]
+    pub work_conserving: bool,
+}
+
+/// Runs `fairsim check`: `Ok(true)` when every rule holds.
+pub fn execute(args: &CheckArgs, out: &mut dyn std::io::Write) -> Result<bool> {
+    match (&args.jobs, &args.dir) {
+        (Some(jobs), _) => external::check_table(jobs, args, out),
+        (None, Some(dir)) => check_folder(dir, out),
+        (None, None) => Err(Error::Usage("give a results folder, or --jobs FILE".into())),
+    }
+}
 
 /// What a rule did on one policy's run.
 pub enum Verdict {

@@ -47,6 +47,17 @@ impl Table {
         Ok(Some(Table { name: rel.to_string(), header, rows, lines, text }))
     }
 
+    /// A table of a file that is not CSV (an SWF log): no header, no
+    /// cells, only the file's `text` and the 1-based line of each row.
+    pub fn of_lines(name: String, text: Vec<String>, lines: Vec<usize>) -> Table {
+        Table { name, header: Vec::new(), rows: Vec::new(), lines, text }
+    }
+
+    /// The column names.
+    pub fn header(&self) -> &[String] {
+        &self.header
+    }
+
     /// The index of column `name`, or an input error naming the file.
     pub fn col(&self, name: &str) -> Result<usize> {
         self.header.iter().position(|h| h == name).ok_or_else(|| {

@@ -60,10 +60,11 @@ pub enum Command {
     },
     /// Re-verify a results folder from its CSV files alone (docs/check.md):
     /// exit 0 when every rule holds, 1 on the first violation.
-    Check {
-        /// A folder written by `fairsim run --logs full`.
-        dir: PathBuf,
-    },
+    Check(crate::check::CheckArgs),
+    /// Replay a trace that records production's starts under the policy
+    /// production ran, and say how far the simulated starts and waits are
+    /// from the recorded ones (docs/calibrate.md).
+    Calibrate(crate::calibrate::CalibrateArgs),
     /// Print a shell completion script, e.g. `fairsim completions bash >
     /// ~/.local/share/bash-completion/completions/fairsim`.
     Completions {
@@ -164,10 +165,18 @@ pub fn execute(cli: Cli) -> Result<()> {
             println!("wrote {}", out.display());
             Ok(())
         }
-        Command::Check { dir } => match crate::check::check_folder(&dir, &mut std::io::stdout().lock())? {
+        Command::Check(args) => match crate::check::execute(&args, &mut std::io::stdout().lock())? {
             true => Ok(()),
-            false => Err(Error::Other(format!("{}: a rule does not hold (above)", dir.display()))),
+            false => {
+                let what = args
+                    .jobs
+                    .as_ref()
+                    .or(args.dir.as_ref())
+                    .map_or(String::new(), |p| p.display().to_string());
+                Err(Error::Other(format!("{what}: a rule does not hold (above)")))
+            }
         },
+        Command::Calibrate(args) => crate::calibrate::execute(&args),
         Command::Completions { shell } => extras::completions(shell),
         Command::Man { dir } => extras::man(dir.as_deref()),
         Command::Policies { markdown } => {

@@ -11,6 +11,6 @@ pub mod raw;
 mod tests;
 
 pub use load::{
-    inline_policy_error, load, load_for_trace, load_str, load_unscanned, load_unscanned_str,
-    load_with_inline_policies, policy_error, MAX_SPREAD, RESERVED_LABELS,
+    inline_policy_error, load, load_for_trace, load_for_trace_str, load_str, load_unscanned,
+    load_unscanned_str, load_with_inline_policies, policy_error, MAX_SPREAD, RESERVED_LABELS,
 };

@@ -34,7 +34,7 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(240, 228, 66),  // yellow
 ];
 
-pub(super) fn color(i: usize) -> RGBColor {
+pub fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 

@@ -21,7 +21,7 @@ mod series;
 
 use std::path::Path;
 
-pub use draw::{Chart, Line, Mark, Plot};
+pub use draw::{color as palette, Chart, Line, Mark, Plot};
 pub use scene::Scene;
 pub use series::{unit_for, Groups, Unit, CDF_POINTS, MAX_POINTS, TOP_N};
 

@@ -74,6 +74,12 @@ pub fn load_for_trace(path: &Path) -> Result<Scenario> {
     load_str_unscanned(&read_text(path)?, path, true)
 }
 
+/// [`load_for_trace`] of scenario text (`fairsim check --jobs` without a
+/// scenario file describes the pool in a line of its own).
+pub fn load_for_trace_str(text: &str, path: &Path) -> Result<Scenario> {
+    load_str_unscanned(text, path, true)
+}
+
 /// The scenario file's text; a file that is not UTF-8 is an error at its
 /// first bad byte.
 fn read_text(path: &Path) -> Result<String> {

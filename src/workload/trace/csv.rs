@@ -44,6 +44,8 @@ struct Index {
     deadline: Option<usize>,
     cost: Vec<(usize, usize)>,
     id: Option<usize>,
+    /// The recorded start, read only when recording (calibrate).
+    recorded: Option<usize>,
 }
 
 /// Streaming reader of a CSV trace.
@@ -59,6 +61,35 @@ pub struct CsvRows<R: IoRead> {
 }
 
 impl<R: IoRead> CsvRows<R> {
+    /// Also reads each row's recorded start ([`Row::started`]) from the
+    /// `started` column (default `started_at`), which the header must have.
+    pub fn recording(
+        path: &Path,
+        input: R,
+        cols: &CsvColumns,
+        time_format: TimeFormat,
+        dims: usize,
+    ) -> Result<Self> {
+        let mut rows = Self::new(path, input, cols, time_format, dims)?;
+        let name = cols.started.as_deref().unwrap_or("started_at");
+        let names: Vec<&str> = rows
+            .reader
+            .byte_headers()
+            .map_or(Vec::new(), |h| h.iter().map(|f| std::str::from_utf8(f).unwrap_or("")).collect());
+        rows.idx.recorded = Some(names.iter().position(|h| *h == name).ok_or_else(|| {
+            Error::input(
+                path,
+                1,
+                0,
+                format!(
+                    "the header has no column `{name}` with each job's recorded start; columns are: {}; set `columns: {{started: NAME}}` in the scenario's trace entry",
+                    names.join(", ")
+                ),
+            )
+        })?);
+        Ok(rows)
+    }
+
     /// Reads the header and resolves the columns; a mapped column missing
     /// from the header is an error at line 1.
     pub fn new(
@@ -138,6 +169,7 @@ impl<R: IoRead> CsvRows<R> {
                 Some(c) => Some(need(c, "id")?),
                 None => find("id"),
             },
+            recorded: None,
         };
         Ok(CsvRows {
             path: path.to_path_buf(),
@@ -197,6 +229,10 @@ impl<R: IoRead> CsvRows<R> {
         }
         row.service = service as Time;
         row.deadline = match idx.deadline.map(|i| (i, field(i))) {
+            Some((_, "")) | None => None,
+            Some((i, _)) => Some(time(i)?),
+        };
+        row.started = match idx.recorded.map(|i| (i, field(i))) {
             Some((_, "")) | None => None,
             Some((i, _)) => Some(time(i)?),
         };

@@ -31,6 +31,7 @@
 pub mod csv;
 mod ids;
 mod names;
+pub mod recorded;
 pub mod rfc3339;
 mod spill;
 pub mod swf;
@@ -72,6 +73,9 @@ pub struct Row {
     pub cost_cols: [usize; MAX_RESOURCES],
     /// The job's own id in the trace (SWF field 1, the CSV `id` column); empty when none.
     pub id: String,
+    /// When production started it, in the trace's clock (`None`: never
+    /// started). Read only by readers made with `recording` on (calibrate).
+    pub started: Option<i64>,
 }
 
 /// A row-level problem: where, and what.
@@ -132,7 +136,7 @@ fn open_rows(spec: &TraceSpec, sc: &Scenario) -> Result<Box<dyn RowReader>> {
 
 /// Checks a parsed row against the previous one and the scenario; returns
 /// its arrival and deadline in simulation time.
-fn check_row(
+pub(crate) fn check_row(
     row: &Row,
     last: Option<(i64, u64)>,
     origin: i64,
@@ -188,7 +192,7 @@ fn check_row(
     Ok((arrival as Time, deadline))
 }
 
-fn capacity(sc: &Scenario) -> Res {
+pub(crate) fn capacity(sc: &Scenario) -> Res {
     let mut cap = [u64::MAX; MAX_RESOURCES];
     for (i, (_, c)) in sc.resources.iter().enumerate() {
         cap[i] = *c;
@@ -196,7 +200,7 @@ fn capacity(sc: &Scenario) -> Res {
     cap
 }
 
-fn row_error(path: &Path, e: RowError) -> Error {
+pub(crate) fn row_error(path: &Path, e: RowError) -> Error {
     Error::input(
         path,
         e.line as usize,

@@ -7,6 +7,7 @@
 //! |---|---|---|
 //! | 1 | job number | `trace_id` in `jobs.csv` |
 //! | 2 | submit time (s since the log start) | arrival |
+//! | 3 | wait time (s) | recorded start = submit + wait (calibrate only) |
 //! | 4 | run time (s) | service |
 //! | 5 | allocated processors | slots (else field 8) |
 //! | 8 | requested processors | slots when field 5 is missing |
@@ -40,11 +41,19 @@ pub struct SwfRows<R: BufRead> {
     buf: Vec<u8>,
     line: u64,
     slots: Option<usize>,
+    /// Whether to read the wait (field 3) into [`Row::started`].
+    recording: bool,
 }
 
 impl<R: BufRead> SwfRows<R> {
     pub fn new(path: &Path, input: R, slots: Option<usize>) -> Self {
-        SwfRows { path: path.to_path_buf(), input, buf: Vec::new(), line: 0, slots }
+        SwfRows { path: path.to_path_buf(), input, buf: Vec::new(), line: 0, slots, recording: false }
+    }
+
+    /// Also reads each job's recorded start, submit + wait (field 3; a
+    /// missing wait, -1, leaves it `None`).
+    pub fn recording(path: &Path, input: R, slots: Option<usize>) -> Self {
+        SwfRows { recording: true, ..Self::new(path, input, slots) }
     }
 }
 
@@ -53,6 +62,7 @@ fn parse_line(
     text: &str,
     line: u64,
     slots: Option<usize>,
+    recording: bool,
     row: &mut Row,
 ) -> std::result::Result<bool, RowError> {
     let mut fields = [""; 18];
@@ -109,6 +119,10 @@ fn parse_line(
         row.class.push('q');
         row.class.push_str(fields[14]);
     }
+    row.started = match recording {
+        true => Some(num(3)?).filter(|&w| w >= 0).map(|w| submit + w),
+        false => None,
+    };
     row.priority = None;
     row.deadline = None;
     row.cost = [0; MAX_RESOURCES];
@@ -183,7 +197,7 @@ impl<R: BufRead> RowReader for SwfRows<R> {
             if text.is_empty() || text.starts_with(';') {
                 continue;
             }
-            return Ok(Some(match parse_line(text, self.line, self.slots, row) {
+            return Ok(Some(match parse_line(text, self.line, self.slots, self.recording, row) {
                 Ok(true) => Read::Row,
                 Ok(false) => Read::Missing,
                 Err(e) => Read::Bad(e),

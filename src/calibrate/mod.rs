@@ -1,0 +1,109 @@
+//! `fairsim calibrate`: how close is the simulator to production? A trace
+//! that records what production did (a CSV export with each job's
+//! `started` time, an SWF log's wait, field 3) is replayed under the
+//! policy and capacity production used, and the simulated starts are set
+//! against the recorded ones: per-job start error, wait per tenant and
+//! class side by side, and how much the order of starts differs
+//! (docs/calibrate.md). Job k of the simulated run is the k-th replayed
+//! row of the trace, so the two sides are joined by position.
+
+use std::path::{Path, PathBuf};
+
+use crate::check::jobs::read as read_jobs;
+use crate::check::table::Table;
+use crate::error::{Error, Result};
+use crate::workload::trace::{self, recorded::recorded};
+
+pub mod compare;
+mod write;
+
+use compare::Pair;
+
+/// `fairsim calibrate`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct CalibrateArgs {
+    /// The scenario: production's pool (workers, resources, caps) and its policies.
+    pub scenario: PathBuf,
+    /// What production did: a CSV export with each job's start (`columns:
+    /// {started: NAME}`, default `started_at`) or an SWF log.
+    #[arg(long, value_name = "FILE")]
+    pub trace: PathBuf,
+    /// The policy production ran: a label of the scenario or a policy name.
+    #[arg(long, value_name = "LABEL|NAME")]
+    pub policy: String,
+    /// Results folder; the figures go to DIR/calibration/ (default
+    /// output/<scenario name>/).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Format of --trace when its extension does not say: csv or swf.
+    #[arg(long, value_name = "FORMAT")]
+    pub trace_format: Option<String>,
+    /// Skip and count broken trace rows instead of failing.
+    #[arg(long)]
+    pub skip_bad_rows: bool,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Runs the calibration and writes its folder; returns the folder.
+pub fn run(args: &CalibrateArgs) -> Result<(PathBuf, compare::Calibration, String)> {
+    let mut sc = crate::scenario::load_for_trace(&args.scenario)?;
+    let spec = crate::check::policy_by_name(&sc, &args.policy)?;
+    let t = trace::from_cli(&sc, &args.trace, args.trace_format.as_deref(), args.skip_bad_rows)?;
+    sc.workload.clear();
+    sc.traces = vec![t];
+    trace::prepare(&mut sc)?;
+    // read before simulating: a trace without recorded starts fails fast
+    let record = recorded(&sc.traces[0], &sc)?;
+    let dir = args.out.clone().unwrap_or_else(|| Path::new("output").join(&sc.name)).join("calibration");
+    let simulated = dir.join("simulated");
+    std::fs::create_dir_all(&simulated)
+        .map_err(|e| Error::io(format!("cannot create {}", simulated.display()), e))?;
+    crate::run::simulate(&sc, &spec, Some(&simulated), None, false)?;
+    let table = Table::read(&simulated, "jobs.csv")?
+        .ok_or_else(|| Error::Other(format!("the simulation wrote no {}/jobs.csv", simulated.display())))?;
+    let mut jobs = read_jobs(&table)?;
+    jobs.sort_by_key(|j| j.id);
+    if jobs.len() != record.len() {
+        return Err(Error::Other(format!(
+            "the simulation ran {} jobs but the trace has {} rows to compare",
+            jobs.len(),
+            record.len()
+        )));
+    }
+    let mut pairs = Vec::with_capacity(jobs.len());
+    for (j, r) in jobs.into_iter().zip(&record) {
+        if j.arrival != r.arrival {
+            return Err(Error::Other(format!(
+                "job {} arrived at {} us in the simulation but line {} of {} says {} us: the trace changed while it was read",
+                j.id,
+                j.arrival,
+                r.line,
+                args.trace.display(),
+                r.arrival
+            )));
+        }
+        pairs.push(Pair {
+            tenant: j.tenant,
+            class: j.class,
+            arrival: j.arrival,
+            recorded: r.start,
+            simulated: j.start,
+        });
+    }
+    let c = compare::calibrate(&pairs);
+    let ids: Vec<String> = record.into_iter().map(|r| r.id).collect();
+    write::files(&dir, &c, &pairs, &ids, &sc.name)?;
+    Ok((dir, c, spec.label))
+}
+
+/// `fairsim calibrate`: runs it and prints the summary.
+pub fn execute(args: &CalibrateArgs) -> Result<()> {
+    let (dir, c, label) = run(args)?;
+    if !args.quiet {
+        print!("{}", write::summary(&c, &label));
+        eprintln!("results in {}", dir.display());
+    }
+    Ok(())
+}
