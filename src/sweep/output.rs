@@ -1,5 +1,7 @@
-//! The files of a sweep folder: `runs.csv`, `sweep.csv`, `paired.csv` and
-//! `manifest.json` (docs/sweep.md).
+//! The files of a sweep folder: `runs.csv`, `sweep.csv`, `paired.csv`,
+//! `manifest.json`, `scenario.yaml`, and (drawn from those) `charts/` and
+//! `report.html` (docs/sweep.md). [`write_folder`] writes them all, so a
+//! folder assembled from runs made elsewhere is the same byte for byte.
 //!
 //! The statistics are computed from `runs.csv`'s cells as written (seconds
 //! to the microsecond, ratios to four decimals), not from the engine's
@@ -8,6 +10,7 @@
 
 use std::path::Path;
 
+use super::bootstrap::ratio_interval;
 use super::grid::Grid;
 use super::runner::{RunResult, Shape};
 use super::stats::{unpaired_half_width, Estimate};
@@ -16,7 +19,8 @@ use crate::results::cells::{cells, Cell};
 
 /// How `sweep.csv` and `paired.csv` intervals are made, as their `method` column says.
 pub const METHOD: &str = "student_t_95_over_seeds";
-pub const PAIRED_METHOD: &str = "paired_t_95_over_seeds; unpaired: welch_t_95";
+pub const PAIRED_METHOD: &str =
+    "paired_t_95_over_seeds; unpaired: welch_t_95; ratio: paired_percentile_bootstrap_95_2000";
 
 /// `runs.csv` in memory: one row per run, in run-index order.
 pub struct RunsTable {
@@ -155,6 +159,9 @@ pub fn write_paired(
         "half_width",
         "unpaired_half_width",
         "width_ratio",
+        "ratio",
+        "ratio_low",
+        "ratio_high",
         "method",
     ]);
     w.write_record(&header).map_err(werr(path))?;
@@ -191,12 +198,42 @@ pub fn write_paired(
                 row.push(opt(half));
                 row.push(opt(unpaired));
                 row.push(opt(ratio));
+                // the ratio of means, where every baseline run is positive
+                let seed = fnv1a64(format!("{p}\u{0}{label}\u{0}{}", t.header[m]).as_bytes());
+                let interval = ratio_interval(&pairs, seed);
+                let (sx, sy) = (xs.iter().sum::<f64>(), ys.iter().sum::<f64>());
+                row.push(opt(interval.map(|_| sx / sy)));
+                row.push(opt(interval.map(|i| i.0)));
+                row.push(opt(interval.map(|i| i.1)));
                 row.push(PAIRED_METHOD.into());
                 w.write_record(&row).map_err(werr(path))?;
             }
         }
     }
     w.flush().map_err(|e| Error::io(format!("writing {}", path.display()), e))
+}
+
+/// Writes every file of the sweep folder `dir` from the runs: the CSV
+/// files, `manifest.json`, the scenario's text, then the charts and the
+/// report drawn from the CSV files as written.
+pub fn write_folder(
+    dir: &Path,
+    t: &RunsTable,
+    shape: Shape,
+    labels: &[String],
+    baseline: usize,
+    manifest: &serde_json::Value,
+    scenario_text: &str,
+) -> Result<()> {
+    write_runs(&dir.join("runs.csv"), t)?;
+    write_sweep(&dir.join("sweep.csv"), t, shape, labels)?;
+    write_paired(&dir.join("paired.csv"), t, shape, labels, baseline)?;
+    let write = |name: &str, body: &str| {
+        std::fs::write(dir.join(name), body).map_err(|e| Error::io(format!("cannot write {name}"), e))
+    };
+    write("manifest.json", &format!("{manifest:#}\n"))?;
+    write("scenario.yaml", scenario_text)?;
+    super::report::write(dir, manifest)
 }
 
 /// 64-bit FNV-1a of the scenario's text: enough for a later `merge` to
