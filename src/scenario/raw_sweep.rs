@@ -16,12 +16,15 @@ use serde_saphyr::Spanned;
 
 use super::raw::NamedMap;
 
+/// `set:`: a key's path -> its values.
+pub type RawSet = NamedMap<Spanned<Vec<Spanned<SweepValue>>>>;
+
 /// `sweep: {seeds: 30, set: {workers: [8, 16]}, policies: [fifo, wfq], baseline: fifo}`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSweep {
     pub seeds: Option<Spanned<u64>>,
-    pub set: Option<Spanned<NamedMap<Spanned<Vec<Spanned<SweepValue>>>>>>,
+    pub set: Option<Spanned<RawSet>>,
     pub policies: Option<Spanned<Vec<Spanned<String>>>>,
     pub baseline: Option<Spanned<String>>,
 }

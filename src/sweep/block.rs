@@ -15,7 +15,7 @@ use super::grid::Axis;
 use super::SweepArgs;
 use crate::error::{Error, Result};
 use crate::model::Scenario;
-use crate::scenario::raw_sweep::SweepOnly;
+use crate::scenario::raw_sweep::{RawSet, SweepOnly};
 
 /// Seeds per point when neither `--seeds` nor the block gives them.
 pub const DEFAULT_SEEDS: u64 = 30;
@@ -110,8 +110,6 @@ pub fn apply(
     }
     Ok(args)
 }
-
-type RawSet = crate::scenario::raw::NamedMap<Spanned<Vec<Spanned<crate::scenario::raw_sweep::SweepValue>>>>;
 
 /// The block's `set:` as the grid's axes, in the block's order.
 fn axes(path: &Path, set: &Spanned<RawSet>) -> Result<Vec<Axis>> {

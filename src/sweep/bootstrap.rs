@@ -45,7 +45,7 @@ impl SplitMix64 {
 /// (a resample's denominator could then be zero or change sign).
 pub fn ratio_interval(pairs: &[(f64, f64)], seed: u64) -> Option<(f64, f64)> {
     let n = pairs.len();
-    if n < 2 || pairs.iter().any(|&(x, y)| !(y > 0.0) || !x.is_finite() || !y.is_finite()) {
+    if n < 2 || pairs.iter().any(|&(x, y)| y <= 0.0 || !x.is_finite() || !y.is_finite()) {
         return None;
     }
     let mut rng = SplitMix64(seed);

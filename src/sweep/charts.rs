@@ -152,6 +152,7 @@ fn by_policy(design: &Design, cells: &Cells, metric: &str, name: &str, y_label: 
         x_label: "policy".into(),
         y_label: y_label.into(),
         x_ticks: design.policies.iter().enumerate().map(|(i, p)| (i as f64, p.clone())).collect(),
+        categorical: true,
         series,
     };
     Drawn { stem: stem(&format!("{metric}-by-policy")), metric: metric.into(), title, svg: render(&chart) }
@@ -169,6 +170,7 @@ fn along(
     let numbers: Option<Vec<f64>> =
         values.iter().map(|v| v.parse::<f64>().ok().filter(|x| x.is_finite())).collect();
     // numbers at their value (8, 16, 32 spaced as such); text (1/s, 2/s) in order
+    let categorical = numbers.is_none();
     let xs: Vec<f64> = numbers.unwrap_or_else(|| (0..values.len()).map(|i| i as f64).collect());
     let others: Vec<usize> = (0..design.axes.len()).filter(|&o| o != a).collect();
     let combos: usize = others.iter().map(|&o| design.axes[o].1.len()).product();
@@ -208,6 +210,7 @@ fn along(
             x_label: key.clone(),
             y_label: y_label.into(),
             x_ticks: xs.iter().copied().zip(values.iter().cloned()).collect(),
+            categorical,
             series,
         };
         out.push(Drawn {

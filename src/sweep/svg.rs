@@ -46,6 +46,9 @@ pub struct LineChart {
     pub x_label: String,
     pub y_label: String,
     pub x_ticks: Vec<(f64, String)>,
+    /// Whether x holds categories (policies, or swept values that are not
+    /// numbers) at 0, 1, 2...: half a step of room at either end.
+    pub categorical: bool,
     pub series: Vec<Series>,
 }
 
@@ -159,8 +162,8 @@ pub fn render(c: &LineChart) -> String {
         xs.iter().copied().fold(f64::INFINITY, f64::min),
         xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
     );
-    // a margin of half the smallest step (or 0.5) keeps the end points off the frame
-    let pad = if xmax > xmin { 0.06 * (xmax - xmin) } else { 0.5 };
+    // room at the ends keeps the end points and their labels off the frame
+    let pad = if c.categorical || xmax <= xmin { 0.5 } else { 0.06 * (xmax - xmin) };
     let (x0, x1) = if xmin.is_finite() { (xmin - pad, xmax + pad) } else { (0.0, 1.0) };
     let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (RIGHT - LEFT);
     let (y0, y1) = scale.bounds();
