@@ -110,7 +110,7 @@ fn chart(c: &Calibration) -> Plot {
     top.sort_by(|a, b| b.jobs.cmp(&a.jobs).then(a.name.cmp(&b.name)));
     top.truncate(TOP_N);
     let bar = |name: &str, i: usize, f: fn(&Waits) -> f64| {
-        (name.to_string(), crate::output::charts::palette(i), top.iter().map(|w| Some(f(w))).collect())
+        (name.to_string(), crate::output::charts::color(i), top.iter().map(|w| Some(f(w))).collect())
     };
     Plot::Bars {
         title: "Wait per tenant: simulated against recorded".into(),

@@ -149,6 +149,7 @@ pub fn execute(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Run(args) => cmd_run(args),
         Command::Sweep(args) => {
+            let args = crate::sweep::block::apply(args, &|sc, names| select_policies(sc, names, Vec::new()))?;
             let names = args.policies.clone();
             crate::sweep::execute(args, &|sc| select_policies(sc, &names, Vec::new()))
         }

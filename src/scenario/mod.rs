@@ -7,6 +7,7 @@
 
 mod load;
 pub mod raw;
+pub mod raw_sweep;
 #[cfg(test)]
 mod tests;
 

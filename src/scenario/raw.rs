@@ -139,6 +139,8 @@ pub struct RawScenario {
     pub capacity: Option<Spanned<Vec<Spanned<RawCapacityChange>>>>,
     pub slowdowns: Option<Spanned<Vec<Spanned<RawSlowdown>>>>,
     pub retry: Option<Spanned<RawRetry>>,
+    /// `fairsim sweep`'s options; `run` ignores them.
+    pub sweep: Option<Spanned<super::raw_sweep::RawSweep>>,
 }
 
 /// `retry: {backoff: {exponential: 1s, max: 5m}, jitter: 0.5, budget:

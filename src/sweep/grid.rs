@@ -255,6 +255,9 @@ pub struct Axis {
     pub key: String,
     /// The values as typed.
     pub values: Vec<String>,
+    /// Where a scenario's `sweep:` block gave the axis (`file:line:col: ...`),
+    /// for messages; `None` for a `--set` option.
+    pub origin: Option<String>,
 }
 
 impl Axis {
@@ -276,12 +279,15 @@ impl Axis {
         if values.iter().any(String::is_empty) {
             return bad("a value is empty");
         }
-        Ok(Axis { key: key.to_string(), values })
+        Ok(Axis { key: key.to_string(), values, origin: None })
     }
 
-    /// The option as typed back, for messages.
+    /// The option as typed back (or the block's place), for messages.
     pub fn option(&self) -> String {
-        format!("--set {}={}", self.key, self.values.join(","))
+        match &self.origin {
+            Some(origin) => origin.clone(),
+            None => format!("--set {}={}", self.key, self.values.join(",")),
+        }
     }
 }
 

@@ -176,7 +176,13 @@ fn describe(dir: &Path, m: &Value) -> Result<(Grid, Shape, Vec<String>, usize)> 
         .as_array()
         .and_then(|a| {
             a.iter()
-                .map(|x| Some(Axis { key: x["key"].as_str()?.to_string(), values: strings(&x["values"])? }))
+                .map(|x| {
+                    Some(Axis {
+                        key: x["key"].as_str()?.to_string(),
+                        values: strings(&x["values"])?,
+                        origin: None,
+                    })
+                })
                 .collect::<Option<Vec<_>>>()
         })
         .ok_or_else(|| bad("grid"))?;

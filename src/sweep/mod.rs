@@ -5,20 +5,28 @@
 //! - [`grid`]: the `--set` options, their cartesian product, each point's scenario text.
 //! - [`runner`]: the runs, numbered and spread over threads.
 //! - [`stats`]: Student t intervals, paired and unpaired.
-//! - [`output`]: `runs.csv`, `sweep.csv`, `paired.csv`.
+//! - [`output`]: `runs.csv`, `sweep.csv`, `paired.csv`, and the folder's other files.
 //! - [`shard`]: `--shard I/N`, a deterministic part of the runs for one machine.
 //! - [`merge`]: `fairsim merge`, shard folders into the folder one sweep writes.
+//! - [`bootstrap`]: the paired ratio's percentile bootstrap.
+//! - [`charts`], [`svg`], [`report`]: `charts/*.svg` and `report.html`, drawn from the CSV files.
+//! - [`block`]: the scenario's `sweep:` block as options.
 //!
 //! A run is identified by (point, seed index, policy index) alone, and the
 //! statistics are a function of `runs.csv`: a folder can be assembled from
 //! runs made anywhere.
 
+pub mod block;
+pub mod bootstrap;
+pub mod charts;
 pub mod grid;
 pub mod merge;
 pub mod output;
+pub mod report;
 pub mod runner;
 pub mod shard;
 pub mod stats;
+pub mod svg;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -35,15 +43,19 @@ use runner::Shape;
 pub struct SweepArgs {
     /// The scenario file (YAML).
     pub scenario: PathBuf,
-    /// Seeds per point: the scenario's seed, seed + 1, ..., seed + N - 1.
-    #[arg(long, default_value_t = 30, value_name = "N")]
-    pub seeds: u64,
+    /// Seeds per point: the scenario's seed, seed + 1, ..., seed + N - 1
+    /// (default: the scenario's `sweep: {seeds}`, else 30).
+    #[arg(long, value_name = "N")]
+    pub seeds: Option<u64>,
     /// Sweep a key of the scenario over values, e.g. --set workers=8,16,32
     /// or --set tenants.A.cap=1,2 (map keys by name, list items by index:
     /// workload.0.arrivals.poisson=1/s,2/s). Repeat for a grid: every
     /// combination is a point.
     #[arg(long = "set", value_name = "KEY=V1,V2,...")]
     pub sets: Vec<String>,
+    /// The grid of the scenario's `sweep: {set}` block, used when no `--set` is given.
+    #[arg(skip)]
+    pub axes: Vec<Axis>,
     /// Run only this policy: a label from the scenario's `policies` or a
     /// policy name with default parameters. Repeat for several.
     #[arg(long = "policy", value_name = "NAME")]
@@ -84,7 +96,8 @@ fn message(e: Error) -> String {
 /// Runs the sweep; `select` keeps the policies `--policy` names (the
 /// command line's own rules, shared with `run`).
 pub fn execute(args: SweepArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) -> Result<()> {
-    if args.seeds == 0 {
+    let seed_count = args.seeds.unwrap_or(block::DEFAULT_SEEDS);
+    if seed_count == 0 {
         return Err(Error::Usage("--seeds 0: a sweep needs at least one seed per point".into()));
     }
     if args.jobs == Some(0) {
@@ -101,7 +114,10 @@ pub fn execute(args: SweepArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) ->
     select(&mut base)?;
     let text = std::fs::read_to_string(&args.scenario)
         .map_err(|e| Error::io(format!("cannot read {}", args.scenario.display()), e))?;
-    let axes = args.sets.iter().map(|s| Axis::parse(s)).collect::<Result<Vec<_>>>()?;
+    let axes = match args.sets.is_empty() {
+        true => args.axes.clone(),
+        false => args.sets.iter().map(|s| Axis::parse(s)).collect::<Result<Vec<_>>>()?,
+    };
     let grid = Grid::new(axes)?;
     let points = point_scenarios(&args, base, &text, &grid, select)?;
     let labels: Vec<String> = points[0].policies.iter().map(|p| p.label.clone()).collect();
@@ -111,10 +127,10 @@ pub fn execute(args: SweepArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) ->
         })?,
         None => labels.iter().position(|l| l == "fifo").unwrap_or(0),
     };
-    let seeds = usize::try_from(args.seeds).unwrap_or(usize::MAX);
+    let seeds = usize::try_from(seed_count).unwrap_or(usize::MAX);
     let shape = Shape { points: points.len(), seeds, policies: labels.len() };
     if shape.points.checked_mul(seeds).and_then(|r| r.checked_mul(shape.policies)).is_none() {
-        return Err(Error::Usage(format!("--seeds {}: too many runs to number", args.seeds)));
+        return Err(Error::Usage(format!("--seeds {seed_count}: too many runs to number")));
     }
     let indices = match shard {
         Some(s) => {
@@ -124,7 +140,7 @@ pub fn execute(args: SweepArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) ->
         None => (0..shape.runs()).collect(),
     };
     let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let manifest = manifest(&points[0], &text, &grid, args.seeds, &labels, &labels[baseline]);
+    let manifest = manifest(&points[0], &text, &grid, seed_count, &labels, &labels[baseline]);
     // before any run: a bad --out fails at once
     let staged = StagedDir::new(&args.out, args.force, &output::marker())?;
 

@@ -1,5 +1,7 @@
-//! The files of a sweep folder: `runs.csv`, `sweep.csv`, `paired.csv` and
-//! `manifest.json` (docs/sweep.md).
+//! The files of a sweep folder: `runs.csv`, `sweep.csv`, `paired.csv`,
+//! `manifest.json`, `scenario.yaml`, and (drawn from those) `charts/` and
+//! `report.html` (docs/sweep.md). [`write_results`] writes them all, so a
+//! folder assembled from runs made elsewhere is the same byte for byte.
 //!
 //! The statistics are computed from `runs.csv`'s cells as written (seconds
 //! to the microsecond, ratios to four decimals), not from the engine's
@@ -8,6 +10,7 @@
 
 use std::path::Path;
 
+use super::bootstrap::ratio_interval;
 use super::grid::Grid;
 use super::runner::{RunResult, Shape};
 use super::stats::{unpaired_half_width, Estimate};
@@ -16,7 +19,8 @@ use crate::results::cells::{cells, Cell};
 
 /// How `sweep.csv` and `paired.csv` intervals are made, as their `method` column says.
 pub const METHOD: &str = "student_t_95_over_seeds";
-pub const PAIRED_METHOD: &str = "paired_t_95_over_seeds; unpaired: welch_t_95";
+pub const PAIRED_METHOD: &str =
+    "paired_t_95_over_seeds; unpaired: welch_t_95; ratio: paired_percentile_bootstrap_95_2000";
 
 /// `runs.csv` in memory: one row per run, in run-index order.
 pub struct RunsTable {
@@ -124,7 +128,8 @@ pub fn write_results(dir: &Path, r: &Results) -> Result<()> {
     write_sweep(&dir.join("sweep.csv"), r.table, r.shape, r.labels)?;
     write_paired(&dir.join("paired.csv"), r.table, r.shape, r.labels, r.baseline)?;
     write_file(dir, "manifest.json", &format!("{:#}\n", r.manifest))?;
-    write_file(dir, "scenario.yaml", r.scenario)
+    write_file(dir, "scenario.yaml", r.scenario)?;
+    super::report::write(dir, r.manifest)
 }
 
 /// `fairsim-results.json` of a sweep folder (a shard's too): the marker that
@@ -218,6 +223,9 @@ pub fn write_paired(
         "half_width",
         "unpaired_half_width",
         "width_ratio",
+        "ratio",
+        "ratio_low",
+        "ratio_high",
         "method",
     ]);
     w.write_record(&header).map_err(werr(path))?;
@@ -254,6 +262,13 @@ pub fn write_paired(
                 row.push(opt(half));
                 row.push(opt(unpaired));
                 row.push(opt(ratio));
+                // the ratio of means, where every baseline run is positive
+                let seed = fnv1a64(format!("{p}\u{0}{label}\u{0}{}", t.header[m]).as_bytes());
+                let interval = ratio_interval(&pairs, seed);
+                let (sx, sy) = (xs.iter().sum::<f64>(), ys.iter().sum::<f64>());
+                row.push(opt(interval.map(|_| sx / sy)));
+                row.push(opt(interval.map(|i| i.0)));
+                row.push(opt(interval.map(|i| i.1)));
                 row.push(PAIRED_METHOD.into());
                 w.write_record(&row).map_err(werr(path))?;
             }

@@ -42,7 +42,7 @@ pub fn color(i: usize) -> RGBColor {
 /// lines whose colours are alike in grey (0, 2, 3 and 1, 4, 5) get
 /// different patterns, so overlapping lines stay apart in print; black is
 /// solid, as black dashes are the reference lines'.
-fn dash(i: usize) -> Option<(u32, u32)> {
+pub fn dash(i: usize) -> Option<(u32, u32)> {
     const PATTERNS: [Option<(u32, u32)>; 4] = [None, Some((10, 5)), Some((3, 4)), Some((18, 6))];
     const OF_COLOUR: [usize; 8] = [0, 1, 2, 3, 2, 0, 0, 3];
     PATTERNS[OF_COLOUR[i % OF_COLOUR.len()]]
@@ -519,7 +519,7 @@ fn nice_max(max: f64) -> f64 {
     }
 }
 
-fn trim_num(v: f64) -> String {
+pub fn trim_num(v: f64) -> String {
     // three significant digits, without trailing zeros
     let decimals = if v == 0.0 { 0 } else { (2 - v.abs().log10().floor() as i32).clamp(0, 9) as usize };
     let s = format!("{v:.decimals$}");

@@ -21,12 +21,12 @@ mod series;
 
 use std::path::Path;
 
-pub use draw::{color as palette, Chart, Line, Mark, Plot};
+pub use draw::{color, dash, trim_num, Chart, Line, Mark, Plot};
 pub use scene::Scene;
 pub use series::{unit_for, Groups, Unit, CDF_POINTS, MAX_POINTS, TOP_N};
 
 use crate::error::Result;
-use draw::{color, MARK_COLOR};
+use draw::MARK_COLOR;
 use read::{read_admission, read_policy};
 use series::{axis_unit, buckets, cdf_points, downsample, log_floor, Agg};
 
