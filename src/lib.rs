@@ -27,6 +27,7 @@ pub mod check;
 pub mod cli;
 pub mod core;
 pub mod engine;
+pub mod explain;
 pub mod error;
 pub mod huge_pages;
 pub mod model;

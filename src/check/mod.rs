@@ -16,7 +16,7 @@ mod conserving;
 mod jobs;
 mod log;
 mod sweep;
-mod table;
+pub(crate) mod table;
 mod timing;
 
 use jobs::JobRow;

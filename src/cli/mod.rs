@@ -61,6 +61,9 @@ pub enum Command {
         /// A folder written by `fairsim run --logs full`.
         dir: PathBuf,
     },
+    /// Why a job waited, or why a tenant got nothing at a moment, from a
+    /// results folder's CSV files (docs/explain.md).
+    Explain(crate::explain::ExplainArgs),
     /// Print a shell completion script, e.g. `fairsim completions bash >
     /// ~/.local/share/bash-completion/completions/fairsim`.
     Completions {
@@ -138,6 +141,11 @@ pub struct RunArgs {
     /// Skip and count broken trace rows instead of failing (like `on_error: skip`).
     #[arg(long)]
     pub skip_bad_rows: bool,
+    /// Also write decisions.csv and candidates.csv per policy: each
+    /// dispatch with the policy's key and the best other tenants' heads
+    /// (docs/explain.md; read by `fairsim explain`).
+    #[arg(long)]
+    pub decisions: bool,
 }
 
 /// Runs the parsed command.
@@ -164,6 +172,7 @@ pub fn execute(cli: Cli) -> Result<()> {
             true => Ok(()),
             false => Err(Error::Other(format!("{}: a rule does not hold (above)", dir.display()))),
         },
+        Command::Explain(args) => crate::explain::execute(&args),
         Command::Completions { shell } => extras::completions(shell),
         Command::Man { dir } => extras::man(dir.as_deref()),
         Command::Policies { markdown } => {
@@ -384,6 +393,7 @@ fn cmd_run(args: RunArgs) -> Result<()> {
         overrides: overrides(&args),
         command: command_line(),
         started: started(),
+        decisions: args.decisions,
     };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let bar = show_progress.then(|| progress_bar(&sc, load.jobs));

@@ -27,6 +27,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use super::flows::OrdF64;
 use super::Policy;
+use super::ranking::{keep_best, Ask, Candidate, KeyKind};
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
@@ -139,6 +140,22 @@ impl Policy for Drf {
             self.listed[i] = None;
         }
         None
+    }
+
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::DominantShare
+    }
+
+    fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
+        let items = (self.listed.iter().enumerate())
+            .filter(|(i, _)| !self.parked[*i])
+            .filter_map(|(i, k)| Some((k.as_ref()?, i, *self.queues[i].front()?)))
+            .filter(|(_, _, slot)| (ask.claimable)(jobs.get(*slot)))
+            .map(|(&(OrdF64(share), stamp), i, slot)| {
+                ((share, stamp), Candidate { tenant: i as TenantId, slot, key: Some(share) })
+            })
+            .collect();
+        keep_best(items, ask.limit, out);
     }
 
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {

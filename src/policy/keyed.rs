@@ -59,6 +59,12 @@ impl<T: Ord + Copy> RunQueue<T> {
         self.head.as_ref()
     }
 
+    /// The items in order (head, then the run), and the out-of-order rest
+    /// unordered (for fifo's explanation).
+    pub(crate) fn parts(&self) -> (impl Iterator<Item = &T> + '_, std::slice::Iter<'_, T>) {
+        (self.head.iter().chain(self.run.iter()), self.rest.iter())
+    }
+
     pub(crate) fn pop(&mut self) -> Option<T> {
         let h = self.head.take();
         if h.is_some() {
@@ -255,6 +261,14 @@ impl<K: Ord + Copy + Default> KeyedQueue<K> {
             }
         }
         None
+    }
+
+    /// `(key, job id, tenant, slot)` of every unparked tenant's best job, in
+    /// tenant order (for [`super::Policy::explain`]; O(tenants)).
+    pub fn heads(&self) -> impl Iterator<Item = (K, u64, TenantId, Slot)> + '_ {
+        self.tenants.iter().enumerate().filter(|(_, tq)| !tq.parked).filter_map(|(t, tq)| {
+            tq.best().map(|(k, s, slot)| (k, s, t as TenantId, slot))
+        })
     }
 
     /// Prefetches the queue a push for `tenant` touches.
