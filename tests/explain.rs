@@ -35,7 +35,8 @@ fn assert_choices(out: &Path, label: &str, kind: &str, want: &[Choice]) {
             .map(|r| (r["tenant"].as_str(), r["job"].as_str(), r["key"].as_str()))
             .collect();
         assert_eq!(&listed, others, "{label} dispatch {id} candidates");
-        let ranks: Vec<String> = c.iter().filter(|r| r["dispatch"] == id).map(|r| r["rank"].clone()).collect();
+        let ranks: Vec<String> =
+            c.iter().filter(|r| r["dispatch"] == id).map(|r| r["rank"].clone()).collect();
         let expected: Vec<String> = (1..=others.len()).map(|r| r.to_string()).collect();
         assert_eq!(ranks, expected);
     }
@@ -184,7 +185,11 @@ fn candidates_are_bounded_at_eight_other_tenants() {
     let tenants: Vec<String> = (1..=12).map(|i| format!("t{i:02}: {{}}")).collect();
     let work: Vec<String> =
         (1..=12).map(|i| format!("  - {{tenant: t{i:02}, count: 1, service: 1s}}")).collect();
-    let yaml = format!("workers: 1\ntenants: {{{}}}\nworkload:\n{}\npolicies: [fifo]\n", tenants.join(", "), work.join("\n"));
+    let yaml = format!(
+        "workers: 1\ntenants: {{{}}}\nworkload:\n{}\npolicies: [fifo]\n",
+        tenants.join(", "),
+        work.join("\n")
+    );
     let (_d, out) = run_yaml(&yaml, &["--decisions"]);
     let (d, c) = decisions(&out, "fifo");
     assert_eq!(d.len(), 12);
@@ -222,7 +227,10 @@ fn explain_job_counts_the_dispatches_during_its_wait() {
     // turn (job 1), at 2 s s1's: wait 1.5 s, 1 dispatch to bulk.
     let (_d, out) = run_yaml(NOISY, &["--decisions"]);
     let f = explain_json(&out, &["--policy", "fifo", "--job", "4"]);
-    assert_eq!((f["arrival"].as_f64(), f["start"].as_f64(), f["wait"].as_f64()), (Some(0.5), Some(4.0), Some(3.5)));
+    assert_eq!(
+        (f["arrival"].as_f64(), f["start"].as_f64(), f["wait"].as_f64()),
+        (Some(0.5), Some(4.0), Some(3.5))
+    );
     assert_eq!(f["dispatches_while_waiting"], 3);
     assert_eq!(f["by_tenant"], serde_json::json!({"bulk": 3}));
     assert_eq!(f["by_class"], serde_json::json!({"export": 3}));

@@ -69,7 +69,10 @@ pub struct Files {
 /// `got`, or a usage error saying the full logs are needed.
 fn need<T>(dir: &Path, name: &str, got: Option<T>) -> Result<T> {
     got.ok_or_else(|| {
-        Error::Usage(format!("{}: no {name}; explain reads the full logs: run with --logs full", dir.display()))
+        Error::Usage(format!(
+            "{}: no {name}; explain reads the full logs: run with --logs full",
+            dir.display()
+        ))
     })
 }
 

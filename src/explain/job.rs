@@ -78,7 +78,8 @@ pub fn story<'f>(f: &'f Files, job: &'f JobRow) -> JobStory<'f> {
                 break;
             }
             if let Some(m) = mine {
-                let lost = (d.dispatch, time_of(d.dispatch), d.tenant.clone(), d.job, d.key.clone(), m.key.clone());
+                let lost =
+                    (d.dispatch, time_of(d.dispatch), d.tenant.clone(), d.job, d.key.clone(), m.key.clone());
                 k.last_lost = Some(lost);
             }
         }
@@ -134,8 +135,21 @@ impl JobStory<'_> {
             Some(st) if st == j.arrival && self.dispatched == 0 => {
                 return format!("Job {} started the moment it arrived: it did not wait.", j.id)
             }
-            Some(st) => format!("Job {} of {} waited {} (from {} to {}).", j.id, j.tenant, secs(st - j.arrival), secs(j.arrival), secs(st)),
-            None => format!("Job {} of {} arrived at {} and never started ({}).", j.id, j.tenant, secs(j.arrival), j.outcome),
+            Some(st) => format!(
+                "Job {} of {} waited {} (from {} to {}).",
+                j.id,
+                j.tenant,
+                secs(st - j.arrival),
+                secs(j.arrival),
+                secs(st)
+            ),
+            None => format!(
+                "Job {} of {} arrived at {} and never started ({}).",
+                j.id,
+                j.tenant,
+                secs(j.arrival),
+                j.outcome
+            ),
         };
         if self.dispatched > 0 {
             let own = self.by_tenant.iter().find(|(t, _)| *t == j.tenant).map_or(0, |x| x.1);
@@ -152,9 +166,16 @@ impl JobStory<'_> {
         let passed: u64 = self.skips.iter().map(|x| x.1).sum();
         if passed > 0 {
             let (r, n) = &self.skips[0];
-            p += &format!(" {} was passed over in {passed} tick-reasons, mostly because {} ({n}).", j.tenant, reason_text(r));
+            p += &format!(
+                " {} was passed over in {passed} tick-reasons, mostly because {} ({n}).",
+                j.tenant,
+                reason_text(r)
+            );
         } else {
-            p += &format!(" {} was never passed over with a reason: the policy simply ranked other work first.", j.tenant);
+            p += &format!(
+                " {} was never passed over with a reason: the policy simply ranked other work first.",
+                j.tenant
+            );
         }
         match &self.keys {
             None => p += " Run with --decisions for the policy's keys.",
@@ -181,7 +202,8 @@ impl JobStory<'_> {
 
     pub fn json(&self, policy: &str) -> Value {
         let j = self.job;
-        let pairs = |v: &[(String, u64)]| Value::Object(v.iter().map(|(k, n)| (k.clone(), json!(n))).collect());
+        let pairs =
+            |v: &[(String, u64)]| Value::Object(v.iter().map(|(k, n)| (k.clone(), json!(n))).collect());
         let at = |d: &Option<(u64, i64)>| d.map(|(id, t)| json!({"dispatch": id, "time": t as f64 / 1e6}));
         json!({
             "policy": policy,

@@ -62,7 +62,16 @@ pub fn story<'f>(f: &'f Files, tenant: &str, at: i64) -> TenantStory<'f> {
         });
     }
     let key_kind = f.decisions.as_ref().and_then(|(d, _)| d.first().map(|x| x.key_kind.clone()));
-    TenantStory { tenant: tenant.to_string(), at, tick, tick_length: f.tick_length(), waiting, dispatches, reasons, key_kind }
+    TenantStory {
+        tenant: tenant.to_string(),
+        at,
+        tick,
+        tick_length: f.tick_length(),
+        waiting,
+        dispatches,
+        reasons,
+        key_kind,
+    }
 }
 
 impl TenantStory<'_> {
@@ -104,7 +113,8 @@ impl TenantStory<'_> {
 
     pub fn paragraph(&self) -> String {
         let n = self.dispatches.len();
-        let who: Vec<String> = self.dispatches.iter().map(|d| format!("{}'s job {}", d.tenant, d.job)).collect();
+        let who: Vec<String> =
+            self.dispatches.iter().map(|d| format!("{}'s job {}", d.tenant, d.job)).collect();
         let mut p = format!(
             "In tick {} ({} to {}) {n} job{} started{}.",
             self.tick.tick,
@@ -136,7 +146,12 @@ impl TenantStory<'_> {
                 .filter(|d| d.tenant != self.tenant)
                 .filter_map(|d| {
                     let (rank, mine) = d.tenant_key.as_ref()?;
-                    Some(format!("{} {} vs its {} (next-best #{rank})", d.tenant, d.key.as_deref().unwrap_or(""), mine))
+                    Some(format!(
+                        "{} {} vs its {} (next-best #{rank})",
+                        d.tenant,
+                        d.key.as_deref().unwrap_or(""),
+                        mine
+                    ))
                 })
                 .collect();
             if !lost.is_empty() {

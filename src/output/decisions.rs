@@ -54,7 +54,10 @@ impl DecisionWriter {
             dir: dir.to_path_buf(),
             tenants: sc.tenants.clone(),
             classes: sc.classes.iter().map(|c| c.name.clone()).collect(),
-            pools: sc.run_topology().map(|t| t.pools.iter().map(|p| p.name.clone()).collect()).unwrap_or_default(),
+            pools: sc
+                .run_topology()
+                .map(|t| t.pools.iter().map(|p| p.name.clone()).collect())
+                .unwrap_or_default(),
             tick: sc.tick.max(1),
         })
     }

@@ -26,8 +26,8 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use super::flows::OrdF64;
-use super::Policy;
 use super::ranking::{keep_best, Ask, Candidate, KeyKind};
+use super::Policy;
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
@@ -147,12 +147,17 @@ impl Policy for Drf {
     }
 
     fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
-        let items = (self.listed.iter().enumerate())
-            .filter(|(i, _)| !self.parked[*i])
-            .filter_map(|(i, k)| Some((k.as_ref()?, i, *self.queues[i].front()?)))
-            .filter(|(_, _, slot)| (ask.claimable)(jobs.get(*slot)))
-            .map(|(&(OrdF64(share), stamp), i, slot)| {
-                ((share, stamp), Candidate { tenant: i as TenantId, slot, key: Some(share) })
+        // the heap's live entries: one per listed tenant (O(heap), not O(tenants))
+        let items = (self.heap.iter())
+            .filter(|Reverse((k, s, t))| {
+                !self.parked[*t as usize] && self.listed[*t as usize] == Some((*k, *s))
+            })
+            .filter_map(|Reverse((OrdF64(share), stamp, t))| {
+                Some((*share, *stamp, *t, *self.queues[*t as usize].front()?))
+            })
+            .filter(|(_, _, _, slot)| (ask.claimable)(jobs.get(*slot)))
+            .map(|(share, stamp, tenant, slot)| {
+                ((share, stamp), Candidate { tenant, slot, key: Some(share) })
             })
             .collect();
         keep_best(items, ask.limit, out);

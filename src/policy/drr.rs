@@ -42,8 +42,8 @@ use std::collections::VecDeque;
 
 use super::charge::{self, Charger};
 use super::flows::{self, Cost, FlowId, FlowQueues, Take, UNITS_PER_JOB};
-use super::Policy;
 use super::ranking::{Ask, Candidate, KeyKind};
+use super::Policy;
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Skip, Slot};
 use crate::model::policy::ParamError;

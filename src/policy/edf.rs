@@ -114,9 +114,9 @@ impl Policy for Edf {
         }
     }
 
-    /// Keys in seconds: the deadline, or the slack at `now` (deadline - now
-    /// - service, ordered as the queue's deadline - service); none without
-    /// a deadline.
+    /// Keys in seconds: the deadline, or the slack at `now` (deadline minus
+    /// now minus service, ordered as the queue's deadline minus service);
+    /// none without a deadline.
     fn explain(&self, jobs: &JobTable, now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
         let items = (self.queue.heads())
             .filter(|h| (ask.claimable)(jobs.get(h.3)))

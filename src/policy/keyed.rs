@@ -264,10 +264,15 @@ impl<K: Ord + Copy + Default> KeyedQueue<K> {
     }
 
     /// `(key, job id, tenant, slot)` of every unparked tenant's best job, in
-    /// tenant order (for [`super::Policy::explain`]; O(tenants)).
+    /// no order (for [`super::Policy::explain`]): the live entries of the
+    /// tenant heap, so O(tenants with work and stale entries), not O(tenants).
     pub fn heads(&self) -> impl Iterator<Item = (K, u64, TenantId, Slot)> + '_ {
-        self.tenants.iter().enumerate().filter(|(_, tq)| !tq.parked).filter_map(|(t, tq)| {
-            tq.best().map(|(k, s, slot)| (k, s, t as TenantId, slot))
+        let mut seen = std::collections::HashSet::new();
+        // an unparked tenant may have its live entry twice (pushed again on unpark)
+        self.heads.iter().filter_map(move |&(k, s, t, _)| {
+            let tq = &self.tenants[t as usize];
+            let (_, _, slot) = tq.best().filter(|_| tq.is_live(k, s))?;
+            seen.insert(t).then_some((k, s, t, slot))
         })
     }
 

@@ -23,8 +23,8 @@ use rand::Rng;
 use rand_pcg::Pcg64;
 
 use super::flows::{self, FlowId, FlowQueues, Take};
-use super::Policy;
 use super::ranking::{keep_best, Ask, Candidate, KeyKind};
+use super::Policy;
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;

@@ -5,9 +5,9 @@
 
 use std::collections::VecDeque;
 
+use super::ranking::{Ask, Candidate, KeyKind};
 use super::slot_list::{SlotLinks, SlotList};
 use super::Policy;
-use super::ranking::{Ask, Candidate, KeyKind};
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;

@@ -36,8 +36,8 @@ use std::collections::{BTreeSet, VecDeque};
 
 use super::charge::{self, Charger};
 use super::flows::{self, FlowId, FlowQueues, OrdF64, Take};
-use super::Policy;
 use super::ranking::{keep_best, Ask, Candidate, KeyKind};
+use super::Policy;
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
@@ -196,16 +196,17 @@ impl Policy for Share {
     /// Keys as the pick will see them: less what leaves the window by `now`
     /// (the pick expires it first), in jobs or seconds per unit of weight.
     fn explain(&self, jobs: &JobTable, now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
-        let mut served = self.served.clone();
+        let mut leaves: std::collections::HashMap<FlowId, i64> = Default::default();
         for &(_, f, units) in self.leaving.iter().take_while(|l| l.0 <= now) {
-            served[f as usize] -= units;
+            *leaves.entry(f).or_default() += units;
         }
         let items = (self.ranking.iter())
             .filter_map(|&(_, stamp, f)| Some((stamp, f, self.flows.head(f)?)))
             .filter(|(_, _, (_, slot))| (ask.claimable)(jobs.get(*slot)))
             .map(|(stamp, f, (tenant, slot))| {
                 let i = f as usize;
-                let key = served[i] as f64 / flows::UNITS_PER_JOB as f64 / self.weight[i];
+                let served = self.served[i] - leaves.get(&f).copied().unwrap_or(0);
+                let key = served as f64 / flows::UNITS_PER_JOB as f64 / self.weight[i];
                 ((key, stamp), Candidate { tenant, slot, key: Some(key) })
             })
             .collect();
