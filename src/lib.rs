@@ -29,6 +29,7 @@ pub mod cli;
 pub mod core;
 pub mod engine;
 pub mod error;
+pub mod explain;
 pub mod huge_pages;
 pub mod model;
 pub mod output;

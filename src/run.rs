@@ -50,6 +50,8 @@ pub struct RunOptions {
     /// for `fairsim-results.json` and the report.
     pub command: String,
     pub started: String,
+    /// `--decisions`: write decisions.csv and candidates.csv per policy.
+    pub decisions: bool,
 }
 
 /// The outcome of one policy.
@@ -81,7 +83,20 @@ pub fn simulate_placed(
     progress: Option<&dyn Fn(Time, u64)>,
     audit: bool,
 ) -> Result<(RunStats, Option<TopologyStats>)> {
-    let (stats, findings, placed) = run_engine(sc, spec, log_dir, progress, audit)?;
+    simulate_recorded(sc, spec, log_dir, progress, audit, None)
+}
+
+/// [`simulate_placed`], writing the policy's decisions into `decisions`
+/// (a folder) when given.
+fn simulate_recorded(
+    sc: &Scenario,
+    spec: &PolicySpec,
+    log_dir: Option<&Path>,
+    progress: Option<&dyn Fn(Time, u64)>,
+    audit: bool,
+    decisions: Option<&Path>,
+) -> Result<(RunStats, Option<TopologyStats>)> {
+    let (stats, findings, placed) = run_engine(sc, spec, log_dir, progress, audit, decisions)?;
     if let Some(a) = findings.filter(|a| !a.violations.is_empty()) {
         let first: Vec<&str> = a.violations.iter().take(3).map(String::as_str).collect();
         return Err(Error::Other(format!(
@@ -101,7 +116,7 @@ pub fn simulate_audited(
     spec: &PolicySpec,
     log_dir: Option<&Path>,
 ) -> Result<(RunStats, Audit)> {
-    let (stats, audit, _) = run_engine(sc, spec, log_dir, None, true)?;
+    let (stats, audit, _) = run_engine(sc, spec, log_dir, None, true, None)?;
     Ok((stats, audit.unwrap_or_default()))
 }
 
@@ -111,6 +126,7 @@ fn run_engine(
     log_dir: Option<&Path>,
     progress: Option<&dyn Fn(Time, u64)>,
     audit: bool,
+    decisions: Option<&Path>,
 ) -> Result<(RunStats, Option<Audit>, Option<TopologyStats>)> {
     let run_sc = sc.for_run(spec);
     let sc: &Scenario = &run_sc;
@@ -130,6 +146,9 @@ fn run_engine(
         Engine::new(sc, policy, spec.spare, log_dir)?.with_slicing(spec.slice).with_cap_delay(spec.cap_delay);
     if audit {
         engine = engine.with_audit();
+    }
+    if let Some(dir) = decisions {
+        engine = engine.with_decisions(Box::new(crate::output::decisions::DecisionWriter::new(sc, dir)?));
     }
     if let Some(p) = progress {
         engine = engine.with_progress(p);
@@ -183,7 +202,8 @@ pub fn run_all(
         let log_dir = (opts.logs == Logs::Full).then_some(dir.as_path());
         let label = spec.label.clone();
         let cb = |t: Time, n: u64| progress(&label, t, n);
-        let (stats, placed) = simulate_placed(sc, spec, log_dir, Some(&cb), opts.audit)?;
+        let decisions = opts.decisions.then_some(dir.as_path());
+        let (stats, placed) = simulate_recorded(sc, spec, log_dir, Some(&cb), opts.audit, decisions)?;
         let result = PolicyResult::new(spec, &sc.for_run(spec), &stats);
         tables::write_summary(&dir.join("summary.csv"), &result)?;
         tables::write_resources(&dir.join("resources.csv"), &result.resources)?;

@@ -60,6 +60,7 @@ fn stages_import_only_earlier_stages() {
         "results",
         "output",
         "check",
+        "explain",
         "run",
         "calibrate",
         "sweep",

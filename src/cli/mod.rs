@@ -65,6 +65,9 @@ pub enum Command {
     /// production ran, and say how far the simulated starts and waits are
     /// from the recorded ones (docs/calibrate.md).
     Calibrate(crate::calibrate::CalibrateArgs),
+    /// Why a job waited, or why a tenant got nothing at a moment, from a
+    /// results folder's CSV files (docs/explain.md).
+    Explain(crate::explain::ExplainArgs),
     /// Print a shell completion script, e.g. `fairsim completions bash >
     /// ~/.local/share/bash-completion/completions/fairsim`.
     Completions {
@@ -142,6 +145,11 @@ pub struct RunArgs {
     /// Skip and count broken trace rows instead of failing (like `on_error: skip`).
     #[arg(long)]
     pub skip_bad_rows: bool,
+    /// Also write decisions.csv and candidates.csv per policy: each
+    /// dispatch with the policy's key and the best other tenants' heads
+    /// (docs/explain.md; read by `fairsim explain`).
+    #[arg(long)]
+    pub decisions: bool,
 }
 
 /// Runs the parsed command.
@@ -178,6 +186,7 @@ pub fn execute(cli: Cli) -> Result<()> {
             }
         },
         Command::Calibrate(args) => crate::calibrate::execute(&args),
+        Command::Explain(args) => crate::explain::execute(&args),
         Command::Completions { shell } => extras::completions(shell),
         Command::Man { dir } => extras::man(dir.as_deref()),
         Command::Policies { markdown } => {
@@ -398,6 +407,7 @@ fn cmd_run(args: RunArgs) -> Result<()> {
         overrides: overrides(&args),
         command: command_line(),
         started: started(),
+        decisions: args.decisions,
     };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let bar = show_progress.then(|| progress_bar(&sc, load.jobs));

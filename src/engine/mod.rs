@@ -18,6 +18,7 @@
 
 mod arrivals;
 mod audit;
+mod decisions;
 mod faults;
 mod parked;
 mod retry;
@@ -27,6 +28,7 @@ use std::collections::VecDeque;
 use std::path::Path;
 
 pub use audit::Audit;
+pub use decisions::{Decision, DecisionSink, Other, OTHERS};
 use slicing::Sliced;
 
 use crate::accounting::{Recorder, RunStats, Snapshot};
@@ -126,6 +128,8 @@ pub struct Engine<'s> {
     preempts: bool,
     /// Retries counted per tenant for `retry: {budget}`.
     retry_budgets: std::collections::HashMap<TenantId, crate::admission::limit::SlidingWindow>,
+    /// `--decisions`: the policy's ranking at each dispatch (none: not asked).
+    decisions: Option<decisions::Decisions<'s>>,
 }
 
 impl<'s> Engine<'s> {
@@ -174,6 +178,7 @@ impl<'s> Engine<'s> {
             faults: faults::Faults::new(sc),
             preempts: policy_preempts,
             retry_budgets: std::collections::HashMap::new(),
+            decisions: None,
         })
     }
 
@@ -188,6 +193,12 @@ impl<'s> Engine<'s> {
     /// (a policy entry's `on_cap: {delay}`), not when the cap frees.
     pub fn with_cap_delay(mut self, d: Option<Time>) -> Self {
         self.cap_delay = d;
+        self
+    }
+
+    /// Records every dispatch with the policy's keys into `sink`.
+    pub fn with_decisions(mut self, sink: Box<dyn DecisionSink + 's>) -> Self {
+        self.decisions = Some(decisions::Decisions::new(sink, &*self.policy));
         self
     }
 
@@ -213,6 +224,9 @@ impl<'s> Engine<'s> {
     /// when it was turned on, the audit's findings.
     pub fn run(mut self, source: &mut dyn Source) -> Result<(RunStats, Option<Audit>)> {
         self.simulate(source)?;
+        if let Some(d) = self.decisions.as_mut() {
+            d.finish()?;
+        }
         let mut stats = self.rec.finish(&self.loads)?;
         if self.faults.changes_capacity() {
             stats.worker_time = Some(self.faults.worker_time(stats.makespan));
@@ -399,6 +413,9 @@ impl<'s> Engine<'s> {
         }
         let mut borrow = false;
         while self.free_workers > 0 && self.queued_total > 0 {
+            if let Some(d) = self.decisions.as_mut() {
+                d.before_pick(&*self.policy, &self.jobs, &self.loads, &self.free_res, borrow, self.now);
+            }
             let pick = {
                 let mut gate = Gate {
                     tenants: &mut self.loads,
@@ -417,6 +434,9 @@ impl<'s> Engine<'s> {
             match pick {
                 Some(slot) => {
                     self.start(slot)?;
+                    if let Some(d) = self.decisions.as_mut() {
+                        d.after_start(&self.jobs, slot, self.now)?;
+                    }
                     if let Some((slot, tenant)) = self.policy.next_hint() {
                         if let Some(job) = self.jobs.try_get(slot) {
                             prefetch(job);

@@ -4,6 +4,7 @@
 
 pub mod charts;
 pub mod console;
+pub mod decisions;
 pub mod estimate;
 pub mod folder;
 pub mod load;

@@ -12,6 +12,7 @@
 //! head of each class: O(classes + log n) per dispatch, never a scan of the
 //! queued jobs. A tenant the gate refuses is parked in every class at once.
 
+use super::ranking::{keep_best, Ask, Candidate, KeyKind};
 use super::PolicyInfo;
 use super::{KeyedQueue, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
@@ -102,6 +103,30 @@ impl Policy for Aging {
         for lane in &mut self.lanes {
             lane.unpark(tenant);
         }
+    }
+
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::EffectivePriority
+    }
+
+    /// Each tenant's best job over its classes, by the key `pick` compares.
+    fn explain(&self, jobs: &JobTable, now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
+        let mut best: std::collections::HashMap<TenantId, (AgedKey, Slot)> = Default::default();
+        for (c, lane) in self.lanes.iter().enumerate() {
+            for (ready, seq, tenant, slot) in lane.heads() {
+                let key = (self.effective(c, ready, now), ready, seq);
+                let e = best.entry(tenant).or_insert((key, slot));
+                if key < e.0 {
+                    *e = (key, slot);
+                }
+            }
+        }
+        let items = best
+            .into_iter()
+            .filter(|(_, (_, slot))| (ask.claimable)(jobs.get(*slot)))
+            .map(|(tenant, (k, slot))| (k, Candidate { tenant, slot, key: Some(k.0 as f64) }))
+            .collect();
+        keep_best(items, ask.limit, out);
     }
 }
 

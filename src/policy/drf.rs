@@ -26,6 +26,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use super::flows::OrdF64;
+use super::ranking::{keep_best, Ask, Candidate, KeyKind};
 use super::Policy;
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Slot};
@@ -139,6 +140,27 @@ impl Policy for Drf {
             self.listed[i] = None;
         }
         None
+    }
+
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::DominantShare
+    }
+
+    fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
+        // the heap's live entries: one per listed tenant (O(heap), not O(tenants))
+        let items = (self.heap.iter())
+            .filter(|Reverse((k, s, t))| {
+                !self.parked[*t as usize] && self.listed[*t as usize] == Some((*k, *s))
+            })
+            .filter_map(|Reverse((OrdF64(share), stamp, t))| {
+                Some((*share, *stamp, *t, *self.queues[*t as usize].front()?))
+            })
+            .filter(|(_, _, _, slot)| (ask.claimable)(jobs.get(*slot)))
+            .map(|(share, stamp, tenant, slot)| {
+                ((share, stamp), Candidate { tenant, slot, key: Some(share) })
+            })
+            .collect();
+        keep_best(items, ask.limit, out);
     }
 
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {

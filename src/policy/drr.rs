@@ -42,6 +42,7 @@ use std::collections::VecDeque;
 
 use super::charge::{self, Charger};
 use super::flows::{self, Cost, FlowId, FlowQueues, Take, UNITS_PER_JOB};
+use super::ranking::{Ask, Candidate, KeyKind};
 use super::Policy;
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Skip, Slot};
@@ -283,6 +284,29 @@ impl Policy for Drr {
         prefetch_item(&self.deficit, f as usize);
         let slot = self.flows.hint(f, self.active.get(1).copied(), self.active.get(2).copied())?;
         Some((slot, f))
+    }
+
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::Deficit
+    }
+
+    /// The active flows in visit order, each with the credit it has for its
+    /// visit (its deficit, plus the quantum a visit not yet started adds),
+    /// in jobs or seconds; a flow at or below 0 is passed over (`deficit`).
+    fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
+        for (place, &f) in self.active.iter().enumerate() {
+            let Some((tenant, slot)) = self.flows.head(f) else { continue };
+            if !(ask.claimable)(jobs.get(slot)) {
+                continue;
+            }
+            let i = f as usize;
+            let credited = place == 0 && self.visiting;
+            let credit = self.deficit[i] + if credited { 0 } else { self.quantum[i] };
+            out.push(Candidate { tenant, slot, key: Some(credit as f64 / UNITS_PER_JOB as f64) });
+            if out.len() >= ask.limit {
+                break;
+            }
+        }
     }
 
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {

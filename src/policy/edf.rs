@@ -23,6 +23,7 @@
 //!
 //! Cost: O(log n) per dispatch, plus O(log n) per expired job.
 
+use super::ranking::{keep_best, secs, Ask, Candidate, KeyKind};
 use super::PolicyInfo;
 use super::{KeyedQueue, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
@@ -104,6 +105,31 @@ impl Policy for Edf {
             }
             self.queue.park(tenant);
         }
+    }
+
+    fn key_kind(&self) -> KeyKind {
+        match self.by_slack {
+            true => KeyKind::Slack,
+            false => KeyKind::Deadline,
+        }
+    }
+
+    /// Keys in seconds: the deadline, or the slack at `now` (deadline minus
+    /// now minus service, ordered as the queue's deadline minus service);
+    /// none without a deadline.
+    fn explain(&self, jobs: &JobTable, now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
+        let items = (self.queue.heads())
+            .filter(|h| (ask.claimable)(jobs.get(h.3)))
+            .map(|((none, k, ready), seq, tenant, slot)| {
+                let key = match (none, self.by_slack) {
+                    (true, _) => None,
+                    (false, true) => Some(secs(k - now as i128)),
+                    (false, false) => Some(secs(k)),
+                };
+                ((none, k, ready, seq), Candidate { tenant, slot, key })
+            })
+            .collect();
+        keep_best(items, ask.limit, out);
     }
 
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {

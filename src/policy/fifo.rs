@@ -16,6 +16,7 @@
 //! p unparked tenants with jobs set aside.
 
 use super::keyed::RunQueue;
+use super::ranking::{keep_best, secs, Ask, Candidate, KeyKind};
 use super::Policy;
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Slot};
@@ -145,6 +146,52 @@ impl Policy for Fifo {
 
     fn next_hint(&self) -> Option<(Slot, TenantId)> {
         self.order.peek().map(|&(_, _, tenant, slot)| (slot, tenant))
+    }
+
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::Arrival
+    }
+
+    /// Each unparked tenant's oldest job: from the set-aside fronts, the
+    /// unordered rest, and the ordered run read only until `ask.limit`
+    /// claimable tenants have been met (a tenant met later there has older
+    /// jobs ahead of it from all of those).
+    fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
+        let mut oldest: std::collections::HashMap<TenantId, (Time, u64, Slot)> = Default::default();
+        let mut meet = |(k, s, t, slot): (Time, u64, TenantId, Slot)| {
+            let e = oldest.entry(t).or_insert((k, s, slot));
+            if (k, s) < (e.0, e.1) {
+                *e = (k, s, slot);
+            }
+        };
+        for &(k, s, t) in self.sides.iter() {
+            if let Some(&(k2, s2, slot)) = self.aside.front(t as usize).filter(|_| !self.parked.get(t)) {
+                if (k2, s2) == (k, s) {
+                    meet((k, s, t, slot));
+                }
+            }
+        }
+        let (ordered, rest) = self.order.parts();
+        for &(k, s, t, slot) in rest.filter(|i| !self.parked.get(i.2)) {
+            meet((k, s, t, slot));
+        }
+        let (mut seen, mut claimable) = (std::collections::HashSet::new(), 0);
+        for &(k, s, t, slot) in ordered.filter(|i| !self.parked.get(i.2)) {
+            if claimable >= ask.limit {
+                break;
+            }
+            // the first job of a tenant in the run is its oldest there
+            if seen.insert(t) {
+                meet((k, s, t, slot));
+                claimable += usize::from((ask.claimable)(jobs.get(slot)));
+            }
+        }
+        let items = oldest
+            .into_iter()
+            .filter(|(_, (_, _, slot))| (ask.claimable)(jobs.get(*slot)))
+            .map(|(t, (k, s, slot))| ((k, s), Candidate { tenant: t, slot, key: Some(secs(k as i128)) }))
+            .collect();
+        keep_best(items, ask.limit, out);
     }
 
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {

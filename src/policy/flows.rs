@@ -250,6 +250,24 @@ impl FlowQueues {
         }
     }
 
+    /// The job the flow would offer next and its tenant, without asking the
+    /// gate (for [`super::Policy::explain`]; O(tenants of a class)).
+    pub fn head(&self, f: FlowId) -> Option<(TenantId, Slot)> {
+        match self.over {
+            Over::Tenant => match self.parked[f as usize] {
+                true => None,
+                false => self.tenants[f as usize].front().map(|s| (f, s)),
+            },
+            Over::Class => self.classes[f as usize]
+                .members
+                .iter()
+                .filter(|(t, _)| !self.parked[**t as usize])
+                .filter_map(|(t, m)| m.jobs.front().map(|&(order, slot)| (order, *t, slot)))
+                .min()
+                .map(|(_, t, slot)| (t, slot)),
+        }
+    }
+
     /// Prefetches the queue a push of a job of `tenant` touches (flows of
     /// tenants; with flows of classes, the few class queues stay in cache).
     pub fn warm(&self, tenant: TenantId) {

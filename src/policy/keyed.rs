@@ -59,6 +59,12 @@ impl<T: Ord + Copy> RunQueue<T> {
         self.head.as_ref()
     }
 
+    /// The items in order (head, then the run), and the out-of-order rest
+    /// unordered (for fifo's explanation).
+    pub(crate) fn parts(&self) -> (impl Iterator<Item = &T> + '_, std::slice::Iter<'_, T>) {
+        (self.head.iter().chain(self.run.iter()), self.rest.iter())
+    }
+
     pub(crate) fn pop(&mut self) -> Option<T> {
         let h = self.head.take();
         if h.is_some() {
@@ -255,6 +261,19 @@ impl<K: Ord + Copy + Default> KeyedQueue<K> {
             }
         }
         None
+    }
+
+    /// `(key, job id, tenant, slot)` of every unparked tenant's best job, in
+    /// no order (for [`super::Policy::explain`]): the live entries of the
+    /// tenant heap, so O(tenants with work and stale entries), not O(tenants).
+    pub fn heads(&self) -> impl Iterator<Item = (K, u64, TenantId, Slot)> + '_ {
+        let mut seen = std::collections::HashSet::new();
+        // an unparked tenant may have its live entry twice (pushed again on unpark)
+        self.heads.iter().filter_map(move |&(k, s, t, _)| {
+            let tq = &self.tenants[t as usize];
+            let (_, _, slot) = tq.best().filter(|_| tq.is_live(k, s))?;
+            seen.insert(t).then_some((k, s, t, slot))
+        })
     }
 
     /// Prefetches the queue a push for `tenant` touches.

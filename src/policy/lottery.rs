@@ -23,6 +23,7 @@ use rand::Rng;
 use rand_pcg::Pcg64;
 
 use super::flows::{self, FlowId, FlowQueues, Take};
+use super::ranking::{keep_best, Ask, Candidate, KeyKind};
 use super::Policy;
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Slot};
@@ -178,6 +179,25 @@ impl Policy for Lottery {
             self.refresh(f);
         }
         self.woke = woke;
+    }
+
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::Tickets
+    }
+
+    /// Every claimable flow's head, most tickets first (the draw picks in
+    /// proportion to them, so the chosen one need not be first).
+    fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
+        let items = (0..self.tickets.len())
+            .filter_map(|f| Some((f, self.flows.head(f as FlowId)?)))
+            .filter(|(_, (_, slot))| (ask.claimable)(jobs.get(*slot)))
+            .map(|(f, (tenant, slot))| {
+                let t = self.tickets[f];
+                ((std::cmp::Reverse(t), f), Candidate { tenant, slot, key: Some(t as f64) })
+            })
+            .collect();
+        // all of them: the draw may take any
+        keep_best(items, usize::MAX, out);
     }
 }
 

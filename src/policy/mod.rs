@@ -24,6 +24,7 @@ mod hierarchical;
 mod keyed;
 pub mod lottery;
 mod priority;
+mod ranking;
 mod registry;
 mod reserve;
 mod round_robin;
@@ -39,6 +40,7 @@ use crate::model::{Param, PolicySpec, PoolId, QueueId, Scenario, TenantId};
 use crate::time::Time;
 
 pub use keyed::KeyedQueue;
+pub use ranking::{Ask, Candidate, KeyKind};
 pub use registry::{closest, find, policies_markdown, policies_text, registry, unknown_policy};
 
 /// An ordering policy.
@@ -114,6 +116,16 @@ pub trait Policy {
     fn preemptible(&self, _job: &Job) -> bool {
         false
     }
+    /// What [`Policy::explain`]'s keys mean (decisions.csv's `key_kind`);
+    /// `KeyKind::None` for a policy that does not explain its choices.
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::None
+    }
+    /// Appends to `out` the head job of each claimable tenant with its key,
+    /// best first (at least `ask.limit` of them when there are that many).
+    /// Called only by `fairsim run --decisions`, before each pick, so it
+    /// may scan; must not change state.
+    fn explain(&self, _jobs: &JobTable, _now: Time, _ask: &Ask, _out: &mut Vec<Candidate>) {}
 }
 
 /// Running attempts a policy wants stopped.

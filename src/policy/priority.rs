@@ -3,6 +3,7 @@
 //! higher-class demand: that is the point of showing it.
 
 use super::compose::THEN;
+use super::ranking::{keep_best, Ask, Candidate, KeyKind};
 use super::PolicyInfo;
 use super::{KeyedQueue, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
@@ -44,6 +45,16 @@ impl Policy for Priority {
     }
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
         self.queue.unpark(tenant);
+    }
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::Priority
+    }
+    fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
+        let items = (self.queue.heads())
+            .filter(|h| (ask.claimable)(jobs.get(h.3)))
+            .map(|(k, seq, tenant, slot)| ((k, seq), Candidate { tenant, slot, key: Some(f64::from(k.0)) }))
+            .collect();
+        keep_best(items, ask.limit, out);
     }
 }
 

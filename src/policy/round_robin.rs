@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 
+use super::ranking::{Ask, Candidate, KeyKind};
 use super::slot_list::{SlotLinks, SlotList};
 use super::Policy;
 use super::PolicyInfo;
@@ -151,6 +152,30 @@ impl Policy for RoundRobin {
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, now: Time) {
         self.members[tenant as usize].parked = false;
         self.join(tenant, now);
+    }
+
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::Turn
+    }
+
+    /// The rotation as the pick will walk it (newcomers at the back, in the
+    /// order they join), numbered from 1, skipping what it would skip.
+    fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
+        let mut joining = self.joining.clone();
+        joining.sort_unstable_by_key(|&(at, t)| (at, self.members[t as usize].rank));
+        let walk = self.rotation.iter().copied().chain(joining.into_iter().map(|(_, t)| t));
+        let mut turn: u32 = 0;
+        for t in walk {
+            let Some(slot) = self.members[t as usize].jobs.front() else { continue };
+            if !(ask.claimable)(jobs.get(slot)) {
+                continue;
+            }
+            turn += 1;
+            out.push(Candidate { tenant: t, slot, key: Some(f64::from(turn)) });
+            if turn as usize >= ask.limit {
+                break;
+            }
+        }
     }
 }
 

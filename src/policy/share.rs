@@ -36,6 +36,7 @@ use std::collections::{BTreeSet, VecDeque};
 
 use super::charge::{self, Charger};
 use super::flows::{self, FlowId, FlowQueues, OrdF64, Take};
+use super::ranking::{keep_best, Ask, Candidate, KeyKind};
 use super::Policy;
 use super::PolicyInfo;
 use crate::core::{Gate, Job, JobTable, Slot};
@@ -186,6 +187,30 @@ impl Policy for Share {
             self.rank(f);
         }
         self.woke = woke;
+    }
+
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::RecentShare
+    }
+
+    /// Keys as the pick will see them: less what leaves the window by `now`
+    /// (the pick expires it first), in jobs or seconds per unit of weight.
+    fn explain(&self, jobs: &JobTable, now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
+        let mut leaves: std::collections::HashMap<FlowId, i64> = Default::default();
+        for &(_, f, units) in self.leaving.iter().take_while(|l| l.0 <= now) {
+            *leaves.entry(f).or_default() += units;
+        }
+        let items = (self.ranking.iter())
+            .filter_map(|&(_, stamp, f)| Some((stamp, f, self.flows.head(f)?)))
+            .filter(|(_, _, (_, slot))| (ask.claimable)(jobs.get(*slot)))
+            .map(|(stamp, f, (tenant, slot))| {
+                let i = f as usize;
+                let served = self.served[i] - leaves.get(&f).copied().unwrap_or(0);
+                let key = served as f64 / flows::UNITS_PER_JOB as f64 / self.weight[i];
+                ((key, stamp), Candidate { tenant, slot, key: Some(key) })
+            })
+            .collect();
+        keep_best(items, ask.limit, out);
     }
 }
 

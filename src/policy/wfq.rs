@@ -31,6 +31,7 @@
 
 use super::charge::{self, Charger};
 use super::flows::{self, FlowId, OrdF64};
+use super::ranking::{keep_best, Ask, Candidate, KeyKind};
 use super::PolicyInfo;
 use super::{KeyedQueue, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
@@ -105,6 +106,18 @@ impl Policy for Wfq {
 
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
         self.queue.unpark(tenant);
+    }
+
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::VirtualFinish
+    }
+
+    fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
+        let items = (self.queue.heads())
+            .filter(|h| (ask.claimable)(jobs.get(h.3)))
+            .map(|(OrdF64(tag), seq, tenant, slot)| ((tag, seq), Candidate { tenant, slot, key: Some(tag) }))
+            .collect();
+        keep_best(items, ask.limit, out);
     }
 
     fn on_finish(&mut self, job: &Job, _now: Time) {
