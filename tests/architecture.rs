@@ -62,6 +62,7 @@ fn stages_import_only_earlier_stages() {
         "check",
         "run",
         "sweep",
+        "tune",
         "cli",
     ];
     let rank = |m: &str| order.iter().position(|o| *o == m);

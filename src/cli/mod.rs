@@ -39,6 +39,9 @@ pub enum Command {
     /// Run a scenario over a grid of parameter values and many seeds, with
     /// confidence intervals (docs/sweep.md).
     Sweep(crate::sweep::SweepArgs),
+    /// Search one or two keys of a scenario for the best value that meets
+    /// every requirement with 95% confidence (docs/tune.md).
+    Tune(crate::tune::TuneArgs),
     /// Check a scenario file and print what it describes, without simulating.
     Validate {
         /// The scenario file (YAML).
@@ -147,6 +150,10 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::Sweep(args) => {
             let names = args.policies.clone();
             crate::sweep::execute(args, &|sc| select_policies(sc, &names, Vec::new()))
+        }
+        Command::Tune(args) => {
+            let names: Vec<String> = args.policy.iter().cloned().collect();
+            crate::tune::execute(args, &|sc| select_policies(sc, &names, Vec::new()))
         }
         Command::Validate { scenario } => cmd_validate(&scenario),
         Command::Report { dir } => {
