@@ -92,12 +92,15 @@ fn grid_and_bisection_find_the_erlang_c_worker_count() {
     let want = (1..=16).find(|&c| erlang_c(c, 2.4).1 <= 1.5 && erlang_c(c, 2.4).0 <= 0.5).unwrap();
     assert_eq!(want, 5);
 
-    let base = ["--param", "workers=1..16", "--require", P99, "--require", MEAN, "--seeds", "10", "--jobs", "2"];
+    let base =
+        ["--param", "workers=1..16", "--require", P99, "--require", MEAN, "--seeds", "10", "--jobs", "2"];
     let (_g, grid, o) = tune(MMC, &base);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let says = stdout(&o);
     assert!(
-        says.starts_with(&format!("smallest workers meeting all requirements: {want} (binding: {P99}: upper CI ")),
+        says.starts_with(&format!(
+            "smallest workers meeting all requirements: {want} (binding: {P99}: upper CI "
+        )),
         "{says}"
     );
     // why not 4: the next value down fails the p99 only
@@ -115,7 +118,9 @@ fn grid_and_bisection_find_the_erlang_c_worker_count() {
     let p99 = |r: &HashMap<String, String>| num(&r["p99(class=interactive) mean"]);
     assert!((p99(&r4) / p4 - 1.0).abs() < 0.1 && (p99(&r5) / p5 - 1.0).abs() < 0.1, "{r4:?} {r5:?}");
     assert!((num(&r4["mean mean"]) / wq4 - 1.0).abs() < 0.1, "{r4:?}");
-    assert!(num(&r4["p99(class=interactive) ci_low"]) > 1.5 && num(&r5["p99(class=interactive) ci_high"]) < 1.5);
+    assert!(
+        num(&r4["p99(class=interactive) ci_low"]) > 1.5 && num(&r5["p99(class=interactive) ci_high"]) < 1.5
+    );
     let j = json(&grid.join("tune.json"));
     assert_eq!(j["answer"]["point"]["workers"], "5");
     assert_eq!(j["search"]["runs"], 160);
@@ -127,7 +132,11 @@ fn grid_and_bisection_find_the_erlang_c_worker_count() {
     // 4 (c = 5) passes: 2 + ceil(log2 15) = 6 points instead of 16
     let (_b, bis, o) = tune(MMC, &[&base[..], &["--monotone"]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).starts_with(&format!("smallest workers meeting all requirements: {want} ")), "{}", stdout(&o));
+    assert!(
+        stdout(&o).starts_with(&format!("smallest workers meeting all requirements: {want} ")),
+        "{}",
+        stdout(&o)
+    );
     assert!(stdout(&o).contains("6 of 16 points x 10 seeds x 1 policy (fifo) = 60 runs (a grid: 160)"));
     let rows = read_csv(&bis.join("tune.csv"));
     let mut tried: Vec<(usize, u32)> =
@@ -190,11 +199,17 @@ fn bad_input_exits_2_with_the_place() {
     for (args, says) in [
         // p99(class=interactive) is 22 characters, then ` <= 2`: the unit at 28
         (vec!["--require", "p99(class=interactive) <= 2x"], "column 28: unknown unit `x`"),
-        (vec!["--require", "p99(class=interactiv) <= 2s"], "column 11: the scenario has no class `interactiv`; did you mean `interactive`?"),
+        (
+            vec!["--require", "p99(class=interactiv) <= 2s"],
+            "column 11: the scenario has no class `interactiv`; did you mean `interactive`?",
+        ),
         (vec!["--require", "p99(tenant=Z) <= 2s"], "column 12: the scenario has no tenant `Z`"),
         (vec!["--require", "p99 =< 2s"], "column 5: expected a comparison"),
         (vec!["--require", "jian >= 0.9"], "column 1: unknown metric `jian`; did you mean `jain`?"),
-        (vec!["--require", "jain(class=interactive) >= 0.9"], "column 5: `jain` is a figure of the whole run"),
+        (
+            vec!["--require", "jain(class=interactive) >= 0.9"],
+            "column 5: `jain` is a figure of the whole run",
+        ),
         (vec!["--require", "jain >= 0.9s"], "column 12: unknown unit `s`: jain is a ratio"),
         (vec!["--require", "completed >= 10 jobs"], "column 17: unexpected unit `jobs`"),
         (vec!["--require", MEAN, "--param", "worker=1..4"], "did you mean `workers`?"),

@@ -259,7 +259,12 @@ impl Node {
         Ok(out)
     }
 
-    fn expand_from(&self, parts: &[&str], walked: String, out: &mut Vec<String>) -> std::result::Result<(), String> {
+    fn expand_from(
+        &self,
+        parts: &[&str],
+        walked: String,
+        out: &mut Vec<String>,
+    ) -> std::result::Result<(), String> {
         let join = |part: &str| if walked.is_empty() { part.to_string() } else { format!("{walked}.{part}") };
         let Some((&part, rest)) = parts.split_first() else {
             out.push(walked);
@@ -273,11 +278,19 @@ impl Node {
         let here = if walked.is_empty() { "the scenario".to_string() } else { format!("`{walked}`") };
         let children: Vec<(String, &Node)> = match self {
             Node::Map(entries) if part == "*" => entries.iter().map(|(k, v)| (k.clone(), v)).collect(),
-            Node::Seq(items) if part == "*" => items.iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect(),
-            Node::Map(entries) => entries.iter().filter(|(k, _)| k == part).map(|(k, v)| (k.clone(), v)).collect(),
-            Node::Seq(items) => {
-                part.parse::<usize>().ok().and_then(|i| items.get(i)).map(|v| (part.to_string(), v)).into_iter().collect()
+            Node::Seq(items) if part == "*" => {
+                items.iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect()
             }
+            Node::Map(entries) => {
+                entries.iter().filter(|(k, _)| k == part).map(|(k, v)| (k.clone(), v)).collect()
+            }
+            Node::Seq(items) => part
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| items.get(i))
+                .map(|v| (part.to_string(), v))
+                .into_iter()
+                .collect(),
             _ => return Err(format!("{here} is a single value, it has no key `{part}`")),
         };
         if children.is_empty() {
@@ -427,12 +440,19 @@ mod tests {
     fn a_star_stands_for_every_key_written() {
         // three tenants, one written bare: each gets the cap, in file order
         let base = Node::parse("tenants: {A: {cap: 2}, B: {weight: 3}, C: }\n").unwrap();
-        assert_eq!(base.expand("tenants.*.cap").unwrap(), ["tenants.A.cap", "tenants.B.cap", "tenants.C.cap"]);
+        assert_eq!(
+            base.expand("tenants.*.cap").unwrap(),
+            ["tenants.A.cap", "tenants.B.cap", "tenants.C.cap"]
+        );
         let g = Grid::new(vec![Axis::parse("tenants.*.cap=5").unwrap()]).unwrap();
         let want = Node::parse("tenants: {A: {cap: 5}, B: {weight: 3, cap: 5}, C: {cap: 5}}").unwrap();
         assert_eq!(Node::parse(&g.text(&base, 0).unwrap()).unwrap(), want);
         assert!(base.expand("classes.*.priority").unwrap_err().contains("no key `classes`"));
-        assert!(Node::parse("tenants: {}").unwrap().expand("tenants.*.cap").unwrap_err().contains("is empty"));
+        assert!(Node::parse("tenants: {}")
+            .unwrap()
+            .expand("tenants.*.cap")
+            .unwrap_err()
+            .contains("is empty"));
     }
 
     #[test]

@@ -60,7 +60,12 @@ impl RunResult {
 
 /// Simulates run `i` (point's scenario, seed + k, the policy) and keeps
 /// what `keep` takes of its figures.
-fn run_one<T>(points: &[Scenario], shape: Shape, i: usize, keep: &(dyn Fn(PolicyResult) -> T + Sync)) -> Result<T> {
+fn run_one<T>(
+    points: &[Scenario],
+    shape: Shape,
+    i: usize,
+    keep: &(dyn Fn(PolicyResult) -> T + Sync),
+) -> Result<T> {
     let at = shape.index(i);
     let mut sc = points[at.point].clone();
     sc.seed = sc.seed.wrapping_add(at.seed as u64);

@@ -164,10 +164,12 @@ impl Verdict {
         let binding = chosen.and_then(|c| {
             let at = &points[c];
             let key = objective.key(at, ctx.params);
-            let better: Vec<&Evaluated> = points.iter().filter(|p| objective.key(p, ctx.params) < key).collect();
+            let better: Vec<&Evaluated> =
+                points.iter().filter(|p| objective.key(p, ctx.params) < key).collect();
             let fails = |r: usize| better.iter().filter(|p| !p.pass[r]).count();
             let slack = |r: usize| at.judged[r].map_or(f64::NEG_INFINITY, |j| reqs[r].relative_slack(j));
-            let most = (0..reqs.len()).max_by(|&a, &b| fails(a).cmp(&fails(b)).then(slack(b).total_cmp(&slack(a))));
+            let most =
+                (0..reqs.len()).max_by(|&a, &b| fails(a).cmp(&fails(b)).then(slack(b).total_cmp(&slack(a))));
             most.filter(|&r| fails(r) > 0).or_else(|| at.tightest(reqs))
         });
         let fails = |r: usize| points.iter().filter(|p| !p.pass[r]).count();
@@ -267,7 +269,9 @@ impl Summary<'_> {
             .iter()
             .map(|&r| {
                 let req = &self.reqs[r];
-                let at = p.judged[r].map_or("unmeasured".into(), |j| format!("{} CI {}", req.side(), human(req.metric.kind, j)));
+                let at = p.judged[r].map_or("unmeasured".into(), |j| {
+                    format!("{} CI {}", req.side(), human(req.metric.kind, j))
+                });
                 let tag = if Some(r) == binding { "binding: " } else { "" };
                 format!("{tag}{}: {at}", req.text)
             })
@@ -318,7 +322,9 @@ impl Summary<'_> {
             .filter(|&r| !p.pass[r])
             .map(|r| {
                 let req = &self.reqs[r];
-                let at = p.judged[r].map_or("unmeasured".into(), |j| format!("{} CI {}", req.side(), human(req.metric.kind, j)));
+                let at = p.judged[r].map_or("unmeasured".into(), |j| {
+                    format!("{} CI {}", req.side(), human(req.metric.kind, j))
+                });
                 format!("{} ({at})", req.text)
             })
             .collect();

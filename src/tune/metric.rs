@@ -134,8 +134,9 @@ impl Metric {
         };
         match &self.scope {
             // comparison.csv first: its utilization is the pool's, as the table shows it
-            Scope::All => read(cells(&r.comparison))
-                .or_else(|| r.groups.iter().find(|g| g.scope == GroupScope::All).and_then(|g| read(cells(g)))),
+            Scope::All => read(cells(&r.comparison)).or_else(|| {
+                r.groups.iter().find(|g| g.scope == GroupScope::All).and_then(|g| read(cells(g)))
+            }),
             Scope::Class(n) => group(GroupScope::Class, n),
             Scope::Tenant(n) => group(GroupScope::Tenant, n),
         }

@@ -130,13 +130,14 @@ pub fn execute(args: TuneArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) -> 
     }
     // each figure is read once per run, however many requirements name it
     let mut metrics: Vec<Metric> = Vec::new();
-    let mut index_of = |m: &Metric| match metrics.iter().position(|k| k.column == m.column && k.scope == m.scope) {
-        Some(i) => i,
-        None => {
-            metrics.push(m.clone());
-            metrics.len() - 1
-        }
-    };
+    let mut index_of =
+        |m: &Metric| match metrics.iter().position(|k| k.column == m.column && k.scope == m.scope) {
+            Some(i) => i,
+            None => {
+                metrics.push(m.clone());
+                metrics.len() - 1
+            }
+        };
     let metric_of: Vec<usize> = reqs.iter().map(|r| index_of(&r.metric)).collect();
     let objective = objective.indexed(&mut index_of);
 
@@ -157,7 +158,7 @@ pub fn execute(args: TuneArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) -> 
     let marker = serde_json::json!({"fairsim": env!("CARGO_PKG_VERSION"), "tune": "tune.json"});
     // before any run: a bad --out fails at once
     let staged = StagedDir::new(&args.out, args.force, &format!("{marker:#}\n"))?;
-    let total: usize = params.iter().map(Param::len).fold(1, usize::saturating_mul);
+    let total: usize = params.iter().map(Param::count).fold(1, usize::saturating_mul);
     if !args.quiet {
         eprintln!("tune: {}", search.plan(&params, total, seeds));
     }
@@ -167,7 +168,7 @@ pub fn execute(args: TuneArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) -> 
         Search::Bisection => {
             let prefer = if objective.maximize() { Prefer::High } else { Prefer::Low };
             let mut done: Vec<Evaluated> = Vec::new();
-            bisect(params[0].len(), prefer, &mut |batch: &[usize]| {
+            bisect(params[0].count(), prefer, &mut |batch: &[usize]| {
                 let coords: Vec<Vec<usize>> = batch.iter().map(|&i| vec![i]).collect();
                 let step = done.last().map_or(1, |p| p.step + 1);
                 let got = ctx.evaluate(&coords, step)?;
@@ -184,8 +185,12 @@ pub fn execute(args: TuneArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) -> 
     let dir = staged.path();
     let first_seed = base.seed;
     let grid = match search {
-        Search::Grid => Grid { axes: params.iter().map(|p| p.axis(&(0..p.len()).collect::<Vec<_>>())).collect() },
-        Search::Bisection => Grid { axes: vec![params[0].axis(&points.iter().map(|p| p.coords[0]).collect::<Vec<_>>())] },
+        Search::Grid => {
+            Grid { axes: params.iter().map(|p| p.axis(&(0..p.count()).collect::<Vec<_>>())).collect() }
+        }
+        Search::Bisection => {
+            Grid { axes: vec![params[0].axis(&points.iter().map(|p| p.coords[0]).collect::<Vec<_>>())] }
+        }
     };
     let shape = Shape { points: points.len(), seeds, policies: 1 };
     let runs: Vec<_> = points.iter().flat_map(|p| p.runs.iter().cloned()).collect();
@@ -210,17 +215,27 @@ pub fn execute(args: TuneArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) -> 
     let json = summary.json(&ctx, &verdict);
     std::fs::write(dir.join("tune.json"), format!("{json:#}\n"))
         .map_err(|e| Error::io("cannot write tune.json", e))?;
-    std::fs::write(dir.join("scenario.yaml"), &text).map_err(|e| Error::io("cannot write scenario.yaml", e))?;
+    std::fs::write(dir.join("scenario.yaml"), &text)
+        .map_err(|e| Error::io("cannot write scenario.yaml", e))?;
     let out = staged.commit()?;
     for line in summary.lines(&ctx, &verdict) {
         println!("{line}");
     }
     if !args.quiet {
-        eprintln!("{} runs in {:.2}s; results in {}", shape.runs(), started.elapsed().as_secs_f64(), out.display());
+        eprintln!(
+            "{} runs in {:.2}s; results in {}",
+            shape.runs(),
+            started.elapsed().as_secs_f64(),
+            out.display()
+        );
     }
     match chosen {
         Some(_) => Ok(()),
-        None => Err(Error::Other(format!("{}; results in {}", verdict.failure(&reqs, &points, &ctx), out.display()))),
+        None => Err(Error::Other(format!(
+            "{}; results in {}",
+            verdict.failure(&reqs, &points, &ctx),
+            out.display()
+        ))),
     }
 }
 
@@ -231,7 +246,11 @@ fn parse_params(args: &TuneArgs, tree: &Node) -> Result<Vec<Param>> {
     for option in &args.params {
         let p = Param::parse(option, args.monotone)?;
         if params.iter().any(|q| q.key == p.key) {
-            return Err(Error::Usage(format!("{}: `{}` is tuned twice; give its values in one --param", p.option(), p.key)));
+            return Err(Error::Usage(format!(
+                "{}: `{}` is tuned twice; give its values in one --param",
+                p.option(),
+                p.key
+            )));
         }
         let probe = Grid { axes: vec![p.axis(&[0])] };
         probe.text_with(tree, &[(0, 0)]).map_err(|e| {

@@ -78,12 +78,14 @@ pub fn write_csv(
             row.push(opt(ci.map(|c| c.1)));
         }
         for (j, pass) in p.judged.iter().zip(&p.pass) {
-            row.push(match (j, pass) {
-                (None, _) => "unmeasured",
-                (_, true) => "pass",
-                (_, false) => "fail",
-            }
-            .into());
+            row.push(
+                match (j, pass) {
+                    (None, _) => "unmeasured",
+                    (_, true) => "pass",
+                    (_, false) => "fail",
+                }
+                .into(),
+            );
         }
         row.push(if p.accepted() { "yes" } else { "no" }.into());
         row.push(p.tightest(reqs).map(|b| reqs[b].text.clone()).unwrap_or_default());
@@ -141,7 +143,11 @@ pub fn chart(
             pts.iter().filter_map(|p| p.estimates[metric].map(|e| (x(p), e.mean.min(max) / div))).collect();
         let ci = |upper: bool| -> Vec<(f64, f64)> {
             pts.iter()
-                .filter_map(|p| p.estimates[metric].and_then(|e| e.ci()).map(|c| (x(p), (if upper { c.1 } else { c.0 }).min(max) / div)))
+                .filter_map(|p| {
+                    p.estimates[metric]
+                        .and_then(|e| e.ci())
+                        .map(|c| (x(p), (if upper { c.1 } else { c.0 }).min(max) / div))
+                })
                 .collect()
         };
         let of = if name.is_empty() { String::new() } else { format!(", {name}") };

@@ -44,8 +44,9 @@ impl Param {
         if key.is_empty() || key.split('.').any(str::is_empty) {
             return Err(bad("the key is empty or has an empty part".into()));
         }
-        let int =
-            |s: &str| s.trim().parse::<i64>().map_err(|_| bad(format!("`{}` is not a whole number", s.trim())));
+        let int = |s: &str| {
+            s.trim().parse::<i64>().map_err(|_| bad(format!("`{}` is not a whole number", s.trim())))
+        };
         let (lo, hi) = (int(lo)?, int(hi)?);
         if lo > hi {
             return Err(bad(format!("the range {lo}..{hi} is empty (LO must not exceed HI)")));
@@ -70,11 +71,14 @@ impl Param {
         }
     }
 
-    pub fn len(&self) -> usize {
+    /// How many values (at least one).
+    pub fn count(&self) -> usize {
         match &self.values {
             Values::List(v) => v.len(),
             // bounded by the parse: at most i64::MAX values
-            Values::Range(lo, hi) => usize::try_from(hi.abs_diff(*lo)).map_or(usize::MAX, |d| d.saturating_add(1)),
+            Values::Range(lo, hi) => {
+                usize::try_from(hi.abs_diff(*lo)).map_or(usize::MAX, |d| d.saturating_add(1))
+            }
         }
     }
 

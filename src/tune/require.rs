@@ -105,7 +105,9 @@ impl Cursor<'_> {
             scope = match word.as_str() {
                 "class" => Scope::Class(who.clone()),
                 "tenant" => Scope::Tenant(who.clone()),
-                _ => return Err((wstart, format!("`{word}` is not a group: write class=NAME or tenant=NAME"))),
+                _ => {
+                    return Err((wstart, format!("`{word}` is not a group: write class=NAME or tenant=NAME")))
+                }
             };
             if !grouped {
                 return Err((
@@ -162,7 +164,10 @@ impl Cursor<'_> {
             (Kind::Secs, u) => {
                 return Err((
                     ustart,
-                    format!("unknown unit `{u}`: {} is a time; write us, ms, s, m or h (a bare number is seconds)", m.label),
+                    format!(
+                    "unknown unit `{u}`: {} is a time; write us, ms, s, m or h (a bare number is seconds)",
+                    m.label
+                ),
                 ))
             }
             (Kind::Ratio, "") => 1.0,
@@ -172,7 +177,10 @@ impl Cursor<'_> {
             }
             (Kind::Count, "") => 1.0,
             (Kind::Count, u) => {
-                return Err((ustart, format!("unexpected unit `{u}`: {} is a count of jobs; write a bare number", m.label)))
+                return Err((
+                    ustart,
+                    format!("unexpected unit `{u}`: {} is a count of jobs; write a bare number", m.label),
+                ))
             }
         };
         Ok(value * scale)

@@ -102,7 +102,7 @@ impl Context<'_> {
     /// middle values are checked when evaluated).
     pub fn check_values(&self) -> Result<()> {
         for (p, param) in self.params.iter().enumerate() {
-            let n = param.len();
+            let n = param.count();
             let indices: Vec<usize> = match param.values {
                 Values::List(_) => (0..n).collect(),
                 Values::Range(..) => vec![0, n - 1],
@@ -143,7 +143,12 @@ impl Context<'_> {
                     .zip(self.metric_of)
                     .map(|(r, &m)| r.judged(estimates[m].as_ref()))
                     .collect();
-                let pass = self.requirements.iter().zip(&judged).map(|(r, j)| j.is_some_and(|j| r.passes(j))).collect();
+                let pass = self
+                    .requirements
+                    .iter()
+                    .zip(&judged)
+                    .map(|(r, j)| j.is_some_and(|j| r.passes(j)))
+                    .collect();
                 Evaluated { coords: coords.clone(), step, runs, estimates, judged, pass }
             })
             .collect())
@@ -163,7 +168,10 @@ fn message(e: Error) -> String {
 pub fn grid_points(params: &[Param]) -> Vec<Vec<usize>> {
     let mut points = vec![Vec::new()];
     for p in params {
-        points = points.into_iter().flat_map(|c| (0..p.len()).map(move |i| [c.clone(), vec![i]].concat())).collect();
+        points = points
+            .into_iter()
+            .flat_map(|c| (0..p.count()).map(move |i| [c.clone(), vec![i]].concat()))
+            .collect();
     }
     points
 }
