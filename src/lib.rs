@@ -19,7 +19,8 @@
 //! - [`results`]: one serializable model of a run's figures, per policy.
 //! - [`output`]: exporters (CSV tables, terminal table, JSON), charts, report.
 //! - [`run`] runs every policy of a scenario; [`sweep`] runs a grid of
-//!   points over many seeds; [`cli`] is the command line.
+//!   points over many seeds; [`tune`] searches one for the best value that
+//!   meets requirements; [`cli`] is the command line.
 
 pub mod accounting;
 pub mod admission;
@@ -45,4 +46,5 @@ pub mod sweep;
 mod test_rng;
 pub mod time;
 pub mod topology;
+pub mod tune;
 pub mod workload;

@@ -64,6 +64,7 @@ fn stages_import_only_earlier_stages() {
         "run",
         "calibrate",
         "sweep",
+        "tune",
         "cli",
     ];
     let rank = |m: &str| order.iter().position(|o| *o == m);

@@ -42,6 +42,9 @@ pub enum Command {
     /// Combine the shard folders of `fairsim sweep --shard` into the folder
     /// one sweep writes (docs/sweep.md, "Sweeps beyond one machine").
     Merge(crate::sweep::merge::MergeArgs),
+    /// Search one or two keys of a scenario for the best value that meets
+    /// every requirement with 95% confidence (docs/tune.md).
+    Tune(crate::tune::TuneArgs),
     /// Check a scenario file and print what it describes, without simulating.
     Validate {
         /// The scenario file (YAML).
@@ -162,6 +165,10 @@ pub fn execute(cli: Cli) -> Result<()> {
             crate::sweep::execute(args, &|sc| select_policies(sc, &names, Vec::new()))
         }
         Command::Merge(args) => crate::sweep::merge::execute(args),
+        Command::Tune(args) => {
+            let names: Vec<String> = args.policy.iter().cloned().collect();
+            crate::tune::execute(args, &|sc| select_policies(sc, &names, Vec::new()))
+        }
         Command::Validate { scenario } => cmd_validate(&scenario),
         Command::Report { dir } => {
             if !dir.is_dir() {

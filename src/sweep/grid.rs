@@ -248,6 +248,65 @@ impl Node {
     }
 }
 
+impl Node {
+    /// The paths `path` stands for: itself, or with each `*` part replaced
+    /// by every key of the map (or index of the list) found there, in file
+    /// order (`tenants.*.cap`: the cap of every tenant written in the file).
+    pub fn expand(&self, path: &str) -> std::result::Result<Vec<String>, String> {
+        let parts: Vec<&str> = path.split('.').collect();
+        let mut out = Vec::new();
+        self.expand_from(&parts, String::new(), &mut out)?;
+        Ok(out)
+    }
+
+    fn expand_from(
+        &self,
+        parts: &[&str],
+        walked: String,
+        out: &mut Vec<String>,
+    ) -> std::result::Result<(), String> {
+        let join = |part: &str| if walked.is_empty() { part.to_string() } else { format!("{walked}.{part}") };
+        let Some((&part, rest)) = parts.split_first() else {
+            out.push(walked);
+            return Ok(());
+        };
+        if part != "*" && !rest.contains(&"*") {
+            // no wildcard below: `at_mut` judges the rest, with its own messages
+            out.push(join(&parts.join(".")));
+            return Ok(());
+        }
+        let here = if walked.is_empty() { "the scenario".to_string() } else { format!("`{walked}`") };
+        let children: Vec<(String, &Node)> = match self {
+            Node::Map(entries) if part == "*" => entries.iter().map(|(k, v)| (k.clone(), v)).collect(),
+            Node::Seq(items) if part == "*" => {
+                items.iter().enumerate().map(|(i, v)| (i.to_string(), v)).collect()
+            }
+            Node::Map(entries) => {
+                entries.iter().filter(|(k, _)| k == part).map(|(k, v)| (k.clone(), v)).collect()
+            }
+            Node::Seq(items) => part
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| items.get(i))
+                .map(|v| (part.to_string(), v))
+                .into_iter()
+                .collect(),
+            _ => return Err(format!("{here} is a single value, it has no key `{part}`")),
+        };
+        if children.is_empty() {
+            return Err(if part == "*" {
+                format!("{here} is empty: `*` stands for none of its keys")
+            } else {
+                format!("{here} has no key `{part}`; the keys on the way to a swept value must be written in the scenario")
+            });
+        }
+        for (key, child) in children {
+            child.expand_from(rest, join(&key), out)?;
+        }
+        Ok(())
+    }
+}
+
 /// One `--set KEY=V1,V2,...` option.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Axis {
@@ -338,7 +397,9 @@ impl Grid {
         let mut doc = base.clone();
         for &(axis, value) in assign {
             let a = &self.axes[axis];
-            *doc.at_mut(&a.key)? = Node::scalar(&a.values[value]);
+            for path in base.expand(&a.key)? {
+                *doc.at_mut(&path)? = Node::scalar(&a.values[value]);
+            }
         }
         Ok(doc.json())
     }
@@ -379,6 +440,25 @@ mod tests {
         assert!(Grid::new(vec![Axis::parse("c.z=1").unwrap()]).unwrap().text(&base, 0).is_err());
         assert!(Grid::new(vec![Axis::parse("a.x=1").unwrap()]).unwrap().text(&base, 0).is_err());
         assert!(Grid::new(vec![Axis::parse("a.x.2=1").unwrap()]).unwrap().text(&base, 0).is_err());
+    }
+
+    #[test]
+    fn a_star_stands_for_every_key_written() {
+        // three tenants, one written bare: each gets the cap, in file order
+        let base = Node::parse("tenants: {A: {cap: 2}, B: {weight: 3}, C: }\n").unwrap();
+        assert_eq!(
+            base.expand("tenants.*.cap").unwrap(),
+            ["tenants.A.cap", "tenants.B.cap", "tenants.C.cap"]
+        );
+        let g = Grid::new(vec![Axis::parse("tenants.*.cap=5").unwrap()]).unwrap();
+        let want = Node::parse("tenants: {A: {cap: 5}, B: {weight: 3, cap: 5}, C: {cap: 5}}").unwrap();
+        assert_eq!(Node::parse(&g.text(&base, 0).unwrap()).unwrap(), want);
+        assert!(base.expand("classes.*.priority").unwrap_err().contains("no key `classes`"));
+        assert!(Node::parse("tenants: {}")
+            .unwrap()
+            .expand("tenants.*.cap")
+            .unwrap_err()
+            .contains("is empty"));
     }
 
     #[test]

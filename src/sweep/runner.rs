@@ -50,16 +50,28 @@ impl Shape {
     }
 }
 
-/// Simulates run `i`: point's scenario, seed + k, the policy's summary figures.
-fn run_one(points: &[Scenario], shape: Shape, i: usize) -> Result<RunResult> {
+impl RunResult {
+    /// What a sweep keeps of a run's figures.
+    pub fn of(result: PolicyResult) -> RunResult {
+        let wait_mean = result.groups.first().and_then(|g| g.wait_mean);
+        RunResult { comparison: result.comparison, wait_mean }
+    }
+}
+
+/// Simulates run `i` (point's scenario, seed + k, the policy) and keeps
+/// what `keep` takes of its figures.
+fn run_one<T>(
+    points: &[Scenario],
+    shape: Shape,
+    i: usize,
+    keep: &(dyn Fn(PolicyResult) -> T + Sync),
+) -> Result<T> {
     let at = shape.index(i);
     let mut sc = points[at.point].clone();
     sc.seed = sc.seed.wrapping_add(at.seed as u64);
     let spec = &sc.policies[at.policy];
     let stats = simulate(&sc, spec, None, None, false)?;
-    let result = PolicyResult::new(spec, &sc.for_run(spec), &stats);
-    let wait_mean = result.groups.first().and_then(|g| g.wait_mean);
-    Ok(RunResult { comparison: result.comparison, wait_mean })
+    Ok(keep(PolicyResult::new(spec, &sc.for_run(spec), &stats)))
 }
 
 /// Runs all of `shape`'s runs on `threads` threads; `done` is called after
@@ -71,8 +83,7 @@ pub fn run_all(
     threads: usize,
     done: &(dyn Fn(usize) + Sync),
 ) -> Result<Vec<RunResult>> {
-    let all: Vec<usize> = (0..shape.runs()).collect();
-    run_some(points, shape, &all, threads, done)
+    run_all_with(points, shape, threads, done, &RunResult::of)
 }
 
 /// Runs the runs numbered `indices` (a shard's), as [`run_all`] does;
@@ -84,11 +95,37 @@ pub fn run_some(
     threads: usize,
     done: &(dyn Fn(usize) + Sync),
 ) -> Result<Vec<RunResult>> {
+    run_some_with(points, shape, indices, threads, done, &RunResult::of)
+}
+
+/// [`run_all`], keeping of each run what `keep` takes (`tune` keeps the
+/// figures of the groups its requirements name; a sweep keeps only the
+/// comparison row, so its memory does not grow with the tenants).
+pub fn run_all_with<T: Send>(
+    points: &[Scenario],
+    shape: Shape,
+    threads: usize,
+    done: &(dyn Fn(usize) + Sync),
+    keep: &(dyn Fn(PolicyResult) -> T + Sync),
+) -> Result<Vec<T>> {
+    let all: Vec<usize> = (0..shape.runs()).collect();
+    run_some_with(points, shape, &all, threads, done, keep)
+}
+
+/// [`run_some`] with what is kept of each run chosen by `keep`.
+fn run_some_with<T: Send>(
+    points: &[Scenario],
+    shape: Shape,
+    indices: &[usize],
+    threads: usize,
+    done: &(dyn Fn(usize) + Sync),
+    keep: &(dyn Fn(PolicyResult) -> T + Sync),
+) -> Result<Vec<T>> {
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let total = indices.len();
-    let mut out: Vec<(usize, Result<RunResult>)> = std::thread::scope(|s| {
+    let mut out: Vec<(usize, Result<T>)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads.clamp(1, total.max(1)))
             .map(|_| {
                 s.spawn(|| {
@@ -98,7 +135,7 @@ pub fn run_some(
                         if i >= total {
                             break;
                         }
-                        let r = run_one(points, shape, indices[i]);
+                        let r = run_one(points, shape, indices[i], keep);
                         if r.is_err() {
                             failed.store(true, Ordering::Relaxed);
                         }
