@@ -5,9 +5,9 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use common::{fairsim, read_csv, tempdir};
+use common::{fairsim, files, read_csv, tempdir};
 
 /// Writes `text` as `t.yaml` in a new temporary folder and sweeps it into
 /// `out` with `extra` options; the folder and `out`.
@@ -169,27 +169,6 @@ policies: [{policy: fifo, spare: hold}]
         let want = if r["tenants.A.cap"] == "1" { "4" } else { "2" };
         assert_eq!(r["makespan"], want, "{r:?}");
     }
-}
-
-/// Every file under `dir` (the charts in `charts/` too) with its bytes, by relative path.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push((
-                    p.strip_prefix(dir).unwrap().to_string_lossy().into_owned(),
-                    std::fs::read(&p).unwrap(),
-                ));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 #[test]

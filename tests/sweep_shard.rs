@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use common::{fairsim, read_csv, tempdir};
+use common::{fairsim, files, read_csv, tempdir};
 
 /// Two tenants of Poisson arrivals on two workers, 300 jobs: small enough
 /// to be quick, random enough that every seed gives different figures.
@@ -81,19 +81,6 @@ impl Bench {
             .output()
             .expect("run")
     }
-}
-
-/// The files of a folder, sorted by name, with their bytes.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let p = e.unwrap().path();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
-        })
-        .collect();
-    out.sort();
-    out
 }
 
 /// Asserts exit code 2 and returns stderr.

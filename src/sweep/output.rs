@@ -144,7 +144,7 @@ pub fn write_file(dir: &Path, name: &str, body: &str) -> Result<()> {
 }
 
 /// A number for the CSV files: nine significant digits, no exponent.
-fn num(x: f64) -> String {
+pub fn num(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
         return "0".into();
     }
@@ -152,7 +152,7 @@ fn num(x: f64) -> String {
     format!("{rounded}")
 }
 
-fn opt(x: Option<f64>) -> String {
+pub fn opt(x: Option<f64>) -> String {
     x.map(num).unwrap_or_default()
 }
 

@@ -12,19 +12,7 @@ use super::require::Requirement;
 use super::search::Evaluated;
 use crate::error::{Error, Result};
 use crate::output::charts::{unit_for, Line, Mark, Plot};
-
-/// A number for the CSV file: nine significant digits, no exponent.
-fn num(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return "0".into();
-    }
-    let rounded: f64 = format!("{x:.8e}").parse().unwrap_or(x);
-    format!("{rounded}")
-}
-
-fn opt(x: Option<f64>) -> String {
-    x.map(num).unwrap_or_default()
-}
+use crate::sweep::output::opt;
 
 /// Three significant digits and the unit, for people: `1.73 s`, `412 ms`, `0.912`.
 pub fn human(kind: Kind, x: f64) -> String {
