@@ -14,10 +14,10 @@ use crate::model::{PolicySpec, Scenario};
 mod capacity;
 mod conserving;
 mod external;
-pub(crate) mod jobs;
+pub mod jobs;
 mod log;
 mod sweep;
-pub(crate) mod table;
+pub mod table;
 mod timing;
 
 pub(crate) use external::policy_by_name;

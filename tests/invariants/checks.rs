@@ -10,8 +10,9 @@ use fairsim::model::{ArrivalSpec, Scenario, Spare, Value};
 
 use crate::admission_replay::{self, ids};
 use crate::common::pairs;
+use crate::lives::JobRow;
 use crate::lives::{busy, claimable, common_after, is_sliced, peak, waiting};
-use crate::outputs::{us, JobRow, Run};
+use crate::outputs::{us, Run};
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Coverage {

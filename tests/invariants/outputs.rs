@@ -5,58 +5,17 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use fairsim::check::table::Table;
 use fairsim::model::Scenario;
 use fairsim::run::{run_all, RunOptions};
 
 use crate::common::{read_csv, tempdir};
+use crate::lives::JobRow;
 
 /// Microseconds from a CSV seconds cell (exact: at most 6 decimals).
 pub fn us(cell: &str) -> i64 {
     let (int, frac) = cell.split_once('.').unwrap_or((cell, ""));
     int.parse::<i64>().expect("seconds") * 1_000_000 + format!("{frac:0<6}").parse::<i64>().expect("fraction")
-}
-
-/// One row of jobs.csv.
-#[derive(Debug, Clone)]
-pub struct JobRow {
-    pub id: u64,
-    pub tenant: String,
-    pub class: String,
-    pub arrival: i64,
-    pub start: Option<i64>,
-    pub finish: Option<i64>,
-    /// One attempt's service (slices and resumes included).
-    pub service: i64,
-    pub attempts: i64,
-    pub outcome: String,
-    pub slices: i64,
-    pub deferred: bool,
-    /// Times the producer sent it again.
-    pub resends: i64,
-    /// The rule that last refused or deferred it (0-based).
-    pub rule: Option<usize>,
-}
-
-fn job_row(j: &HashMap<String, String>) -> JobRow {
-    let time = |k: &str| (!j[k].is_empty()).then(|| us(&j[k]));
-    let adm = &j["admission"];
-    let resends =
-        adm.split(", ").find_map(|p| p.strip_prefix("retried ")).map_or(0, |n| n.parse().expect("retried N"));
-    JobRow {
-        id: j["job"].parse().expect("job id"),
-        tenant: j["tenant"].clone(),
-        class: j["class"].clone(),
-        arrival: us(&j["arrival"]),
-        start: time("start"),
-        finish: time("finish"),
-        service: us(&j["service"]),
-        attempts: j["attempts"].parse().expect("attempts"),
-        outcome: j["outcome"].clone(),
-        slices: j["slices"].parse().expect("slices"),
-        deferred: adm.starts_with("deferred"),
-        resends,
-        rule: j["admission_rule"].strip_prefix("rule ").map(|n| n.parse::<usize>().expect("rule N") - 1),
-    }
 }
 
 /// What one policy's run wrote.
@@ -94,6 +53,7 @@ pub fn run_file(file: &Path, dir: tempfile::TempDir) -> Result<Run, String> {
     let spec = &sc.policies[0];
     let run_sc = sc.for_run(spec).into_owned();
     let folder = out.join(&spec.label);
-    let jobs = read_csv(&folder.join("jobs.csv")).iter().map(job_row).collect();
+    let table = Table::read(&folder, "jobs.csv").map_err(|e| e.to_string())?.ok_or("no jobs.csv")?;
+    let jobs = fairsim::check::jobs::read(&table).map_err(|e| e.to_string())?;
     Ok(Run { _dir: dir, sc, run_sc, folder, jobs })
 }
