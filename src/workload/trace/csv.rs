@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::model::{CsvColumns, TimeFormat, MAX_RESOURCES};
 use crate::time::{Time, SECOND};
 
-use super::rfc3339::{parse_rfc3339, parse_scaled};
+use super::rfc3339::{parse_rfc3339, parse_scaled, plain_scaled};
 use super::{Read, Row, RowError, RowReader};
 
 /// The mapping used when the scenario gives none (see docs/scenario.md):
@@ -285,8 +285,11 @@ pub fn parse_time(text: &str, format: TimeFormat) -> std::result::Result<i64, St
         TimeFormat::EpochMillis => parse_scaled(text, 1000),
         TimeFormat::EpochMicros => parse_scaled(text, 1),
         TimeFormat::Auto => {
-            // a date has a `-` after its first character (a bare epoch number may only start with one)
-            if text.bytes().skip(1).any(|c| matches!(c, b'-' | b':' | b'T')) {
+            // a date has a `-` after its first character (a bare epoch number may only start with one);
+            // a plain decimal has none, nor `:` or `T`: epoch seconds, read in one pass
+            if let Some(us) = plain_scaled(text.as_bytes(), SECOND as i64) {
+                Ok(us)
+            } else if text.bytes().skip(1).any(|c| matches!(c, b'-' | b':' | b'T')) {
                 parse_rfc3339(text)
             } else {
                 parse_scaled(text, SECOND as i64)

@@ -138,6 +138,14 @@ pub fn parse_rfc3339(text: &str) -> Result<i64, String> {
 /// Parses a decimal number (`1732780800`, `-3`, `1.5`) and multiplies it by
 /// `unit` microseconds, exactly; digits below a microsecond are dropped.
 pub fn parse_scaled(text: &str, unit: i64) -> Result<i64, String> {
+    match plain_scaled(text.as_bytes(), unit) {
+        Some(v) => Ok(v),
+        None => scaled(text, unit),
+    }
+}
+
+/// [`parse_scaled`] of any text: signs, white space, overflow, messages.
+fn scaled(text: &str, unit: i64) -> Result<i64, String> {
     let t = text.trim();
     let (neg, body) = match t.strip_prefix('-') {
         Some(r) => (true, r),
@@ -170,6 +178,50 @@ pub fn parse_scaled(text: &str, unit: i64) -> Result<i64, String> {
     };
     v = v.checked_add(f).ok_or_else(too_big)?;
     Ok(if neg { -v } else { v })
+}
+
+/// [`parse_scaled`] of the common case, one pass and no division for a
+/// second: unsigned `DIGITS[.DIGITS]`, at most 18 whole digits, no white
+/// space. `None` for anything else, which the general path then decides
+/// (so results and messages do not depend on which path ran).
+pub(super) fn plain_scaled(b: &[u8], unit: i64) -> Option<i64> {
+    let mut i = 0;
+    let mut v: i64 = 0;
+    while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+        if i == 18 {
+            return None;
+        }
+        v = v * 10 + (c - b'0') as i64;
+        i += 1;
+    }
+    let whole = i;
+    let (mut num, mut digits) = (0i64, 0u32);
+    if i < b.len() {
+        if b[i] != b'.' {
+            return None;
+        }
+        for &c in &b[i + 1..] {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            if digits < 12 {
+                num = num * 10 + (c - b'0') as i64;
+                digits += 1;
+            }
+        }
+        if whole == 0 && b.len() == i + 1 {
+            return None;
+        }
+    } else if whole == 0 {
+        return None;
+    }
+    // num * unit / 10^digits, as the general path computes it
+    let f = if unit == US && digits <= 6 {
+        num * 10i64.pow(6 - digits)
+    } else {
+        num.checked_mul(unit)? / 10i64.pow(digits)
+    };
+    v.checked_mul(unit)?.checked_add(f)
 }
 
 #[cfg(test)]
@@ -208,5 +260,40 @@ mod tests {
         assert!(parse_scaled("1e3", US).is_err());
         assert!(parse_scaled("", US).is_err());
         assert!(parse_scaled(".", US).is_err());
+    }
+
+    #[test]
+    fn plain_numbers_take_the_short_path_to_the_same_value() {
+        // the general path is the reference; the short one must agree
+        // wherever it answers, and leave every odd form to it
+        let units = [1, 1000, US, 3_600 * US, 7];
+        let texts = [
+            "0",
+            "5",
+            "5.",
+            ".5",
+            "1.5",
+            "0.0015",
+            "1795860000.000001",
+            "1795860000.1234567",
+            "123456789012345678",
+            "999999999999999999.999999999999999",
+            "12.000000000001",
+            "0.333333333333",
+            "9223372036854.775807",
+        ];
+        for &unit in &units {
+            for text in texts {
+                let short = plain_scaled(text.as_bytes(), unit);
+                if let Some(v) = short {
+                    assert_eq!(scaled(text, unit), Ok(v), "{text} {unit}");
+                }
+            }
+            // the forms traces use take it (a product past 64 bits may not)
+            assert!(plain_scaled(b"1795860000.123456", unit).is_some());
+            for odd in ["", ".", "-1", "+1", " 1", "1 ", "1e3", "1.2.3", "1234567890123456789", "１"] {
+                assert_eq!(plain_scaled(odd.as_bytes(), unit), None, "{odd}");
+            }
+        }
     }
 }

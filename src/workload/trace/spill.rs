@@ -135,7 +135,9 @@ impl SpillReader {
         if flags & ID != 0 {
             let mut len = [0u8; 4];
             self.input.read_exact(&mut len)?;
-            let mut bytes = vec![0u8; u32::from_le_bytes(len) as usize];
+            // the last id's buffer, reused: no allocation per row
+            let mut bytes = std::mem::take(&mut self.id).into_bytes();
+            bytes.resize(u32::from_le_bytes(len) as usize, 0);
             self.input.read_exact(&mut bytes)?;
             self.id = String::from_utf8(bytes).map_err(std::io::Error::other)?;
         }
