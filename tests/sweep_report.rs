@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use common::{fairsim, read_csv, tempdir, validate_error};
+use common::{fairsim, files, read_csv, tempdir, validate_error};
 
 /// M/M/2-like: two tenants in two classes, Poisson 0.8/s each, exponential
 /// service of mean 1 s, 300 jobs per tenant and seed (small: the figures
@@ -217,31 +217,12 @@ sweep:
   baseline: priority
 ";
 
-/// Every file under `dir` with its bytes, by relative path.
-fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-                out.push((rel, std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn a_sweep_block_writes_what_its_options_write() {
     let (_a, with_block) = sweep_yaml(&format!("{MM2}{BLOCK}"), &[]);
     let options = ["--seeds", "3", "--set", "workers=2,3", "--policy", "priority", "--policy", "fifo"];
     let (_b, with_options) = sweep_yaml(MM2, &[&options[..], &["--baseline", "priority"]].concat());
-    let (a, b) = (tree(&with_block), tree(&with_options));
+    let (a, b) = (files(&with_block), files(&with_options));
     assert_eq!(a.iter().map(|f| &f.0).collect::<Vec<_>>(), b.iter().map(|f| &f.0).collect::<Vec<_>>());
     for ((name, x), (_, y)) in a.iter().zip(&b) {
         match name.as_str() {

@@ -5,17 +5,9 @@
 
 use std::path::Path;
 
+pub use crate::check::jobs::JobRow;
 use crate::check::table::{micros, Table};
 use crate::error::{Error, Result};
-
-pub struct JobRow {
-    pub id: u64,
-    pub tenant: String,
-    pub class: String,
-    pub arrival: i64,
-    pub start: Option<i64>,
-    pub outcome: String,
-}
 
 pub struct Dispatch {
     pub tick: u64,
@@ -110,28 +102,12 @@ impl Cells<'_> {
     fn time(&self, col: &str) -> Option<i64> {
         micros(&self.text(col)?)
     }
-    /// An empty cell is `Some(None)`.
-    fn opt_time(&self, col: &str) -> Option<Option<i64>> {
-        match self.text(col)?.as_str() {
-            "" => Some(None),
-            c => micros(c).map(Some),
-        }
-    }
 }
 
 impl Files {
     /// Reads the files of `dir`; jobs.csv and the observation log must be there.
     pub fn read(dir: &Path) -> Result<Files> {
-        let jobs = rows(dir, "jobs.csv", |c| {
-            Some(JobRow {
-                id: c.int("job")?,
-                tenant: c.text("tenant")?,
-                class: c.text("class")?,
-                arrival: c.time("arrival")?,
-                start: c.opt_time("start")?,
-                outcome: c.text("outcome")?,
-            })
-        })?;
+        let jobs = Table::read(dir, "jobs.csv")?.map(|t| crate::check::jobs::read(&t)).transpose()?;
         let dispatches = rows(dir, "dispatches.csv", |c| {
             Some(Dispatch {
                 tick: c.int("tick")?,
