@@ -10,6 +10,7 @@ pub mod raw;
 pub mod raw_sweep;
 #[cfg(test)]
 mod tests;
+pub mod yaml_subset;
 
 pub use load::{
     inline_policy_error, load, load_for_trace, load_for_trace_str, load_str, load_unscanned,

@@ -131,7 +131,9 @@ pub struct RawScenario {
     pub log: Option<Spanned<RawLog>>,
     pub tenants: Option<Spanned<NamedMap<Spanned<Option<RawTenant>>>>>,
     pub classes: Option<Spanned<NamedMap<Spanned<Option<RawClass>>>>>,
-    pub workload: Option<Spanned<Vec<Spanned<RawEntry>>>>,
+    // boxed: an entry is about 1.5 KB, and building a list of 10,000 moved
+    // each several times on its way into the list
+    pub workload: Option<Spanned<Vec<Spanned<Box<RawEntry>>>>>,
     pub policies: Option<Spanned<Vec<Spanned<RawPolicy>>>>,
     pub topologies: Option<Spanned<NamedMap<Spanned<RawTopology>>>>,
     pub admission: Option<Spanned<RawRules>>,

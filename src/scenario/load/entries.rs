@@ -17,7 +17,7 @@ const Z_P99: f64 = 2.326_347_874_040_840_8;
 const MAX_DECLARED_FACTOR: f64 = 100.0;
 
 impl Builder<'_> {
-    pub(super) fn build_entry(&mut self, e: &Spanned<RawEntry>) -> Result<EntrySpec> {
+    pub(super) fn build_entry(&mut self, e: &Spanned<Box<RawEntry>>) -> Result<EntrySpec> {
         let (line, col) = pos(e);
         let r = &e.value;
         let (tenant, spread) = self.entry_tenants(r, line, col)?;

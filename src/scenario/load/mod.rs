@@ -160,7 +160,10 @@ fn load_inner(
     if text.trim().is_empty() {
         return Err(empty());
     }
-    let raw: RawScenario = serde_saphyr::from_str(text).map_err(|e| yaml_error(path, &e))?;
+    let raw: RawScenario = match super::yaml_subset::from_str(text) {
+        Some(raw) => raw,
+        None => serde_saphyr::from_str(text).map_err(|e| yaml_error(path, &e))?,
+    };
     if raw.is_empty() {
         return Err(empty());
     }
@@ -241,7 +244,7 @@ fn strip_location_suffix(msg: &str) -> String {
 }
 
 /// The `tenants: {count, prefix}` sets of the workload's entries.
-fn spreads_of(workload: Option<&Spanned<Vec<Spanned<RawEntry>>>>) -> Vec<GeneratedSet> {
+fn spreads_of(workload: Option<&Spanned<Vec<Spanned<Box<RawEntry>>>>>) -> Vec<GeneratedSet> {
     let entries = workload.map(|w| w.value.as_slice()).unwrap_or_default();
     entries
         .iter()
@@ -446,7 +449,7 @@ impl<'a> Builder<'a> {
     /// The generator entries and the trace entries of `workload:`.
     fn workload(
         &mut self,
-        raw: Option<&Spanned<Vec<Spanned<RawEntry>>>>,
+        raw: Option<&Spanned<Vec<Spanned<Box<RawEntry>>>>>,
     ) -> Result<(Vec<EntrySpec>, Vec<TraceSpec>)> {
         let Some(w) = raw else {
             if self.workload_optional {

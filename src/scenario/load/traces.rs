@@ -12,7 +12,11 @@ use crate::time::SECOND;
 
 impl Builder<'_> {
     /// A `- trace: {...}` entry (see docs/scenario.md, "Trace replay").
-    pub(super) fn build_trace(&self, e: &Spanned<RawEntry>, t: &Spanned<Box<RawTrace>>) -> Result<TraceSpec> {
+    pub(super) fn build_trace(
+        &self,
+        e: &Spanned<Box<RawEntry>>,
+        t: &Spanned<Box<RawTrace>>,
+    ) -> Result<TraceSpec> {
         self.trace_alone(e)?;
         let t = &t.value;
         let (path, format) = self.trace_path(t)?;
@@ -48,7 +52,7 @@ impl Builder<'_> {
 
     /// A trace entry holds nothing but `trace:`: the trace gives every job's
     /// tenant, class and service.
-    fn trace_alone(&self, e: &Spanned<RawEntry>) -> Result<()> {
+    fn trace_alone(&self, e: &Spanned<Box<RawEntry>>) -> Result<()> {
         let r = &e.value;
         let others = [
             ("tenant", r.tenant.is_some()),
@@ -170,7 +174,7 @@ impl Builder<'_> {
 
     /// An SWF trace: fixed fields, and the resource receiving each job's
     /// processor count (`slots`; by default one named procs or slots).
-    fn swf(&self, e: &Spanned<RawEntry>, t: &RawTrace) -> Result<TraceFormat> {
+    fn swf(&self, e: &Spanned<Box<RawEntry>>, t: &RawTrace) -> Result<TraceFormat> {
         if t.columns.is_some() || t.service_unit.is_some() || t.time_format.is_some() {
             return Err(self.err_at(
                 e,
