@@ -3,6 +3,7 @@
 //! scenario's `columns:`.
 
 use std::io::Read as IoRead;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -10,6 +11,7 @@ use crate::model::{CsvColumns, TimeFormat, MAX_RESOURCES};
 use crate::time::{Time, SECOND};
 
 use super::rfc3339::{parse_rfc3339, parse_scaled, plain_scaled};
+use super::split::{Split, Splitter};
 use super::{Read, Row, RowError, RowReader};
 
 /// The mapping used when the scenario gives none (see docs/scenario.md):
@@ -51,15 +53,20 @@ struct Index {
 /// Streaming reader of a CSV trace.
 pub struct CsvRows<R: IoRead> {
     path: PathBuf,
-    reader: ::csv::Reader<R>,
-    /// Raw bytes: fields are checked for UTF-8 and trimmed one by one, as
-    /// `StringRecord` with `Trim::All` would, without its copy of each record.
-    rec: ::csv::ByteRecord,
+    split: Splitter<R>,
+    /// The header as bytes, as the csv crate trims them.
+    header: ::csv::ByteRecord,
+    fields: Fields,
+}
+
+/// How a record's fields become a row.
+struct Fields {
     idx: Index,
     time_format: TimeFormat,
     service_unit: Time,
+    /// The header's field count.
+    expected: usize,
 }
-
 impl<R: IoRead> CsvRows<R> {
     /// Also reads each row's recorded start ([`Row::started`]) from the
     /// `started` column (default `started_at`), which the header must have.
@@ -72,11 +79,8 @@ impl<R: IoRead> CsvRows<R> {
     ) -> Result<Self> {
         let mut rows = Self::new(path, input, cols, time_format, dims)?;
         let name = cols.started.as_deref().unwrap_or("started_at");
-        let names: Vec<&str> = rows
-            .reader
-            .byte_headers()
-            .map_or(Vec::new(), |h| h.iter().map(|f| std::str::from_utf8(f).unwrap_or("")).collect());
-        rows.idx.recorded = Some(names.iter().position(|h| *h == name).ok_or_else(|| {
+        let names: Vec<&str> = rows.header.iter().map(|f| std::str::from_utf8(f).unwrap_or("")).collect();
+        rows.fields.idx.recorded = Some(names.iter().position(|h| *h == name).ok_or_else(|| {
             Error::input(
                 path,
                 1,
@@ -99,11 +103,8 @@ impl<R: IoRead> CsvRows<R> {
         time_format: TimeFormat,
         dims: usize,
     ) -> Result<Self> {
-        let mut reader = ::csv::ReaderBuilder::new().trim(::csv::Trim::Headers).from_reader(input);
-        let header = reader
-            .headers()
-            .map_err(|e| Error::input(path, 1, 0, format!("cannot read the CSV header: {e}")))?
-            .clone();
+        let (split, (header, byte_header)) = Splitter::new(input)
+            .map_err(|e| Error::input(path, 1, 0, format!("cannot read the CSV header: {e}")))?;
         let names: Vec<&str> = header.iter().collect();
         let find = |name: &str| names.iter().position(|h| *h == name);
         let need = |name: &str, key: &str| {
@@ -173,20 +174,19 @@ impl<R: IoRead> CsvRows<R> {
         };
         Ok(CsvRows {
             path: path.to_path_buf(),
-            reader,
-            rec: ::csv::ByteRecord::new(),
-            idx,
-            time_format,
-            service_unit: cols.service_unit,
+            split,
+            fields: Fields { idx, time_format, service_unit: cols.service_unit, expected: header.len() },
+            header: byte_header,
         })
     }
+}
 
-    /// Parses the record just read, whose fields are `text` (checked UTF-8).
-    fn parse(&self, text: &str, row: &mut Row) -> std::result::Result<(), RowError> {
+impl Fields {
+    /// Parses a record whose fields are `bounds` in `text` (checked UTF-8).
+    fn parse(&self, text: &str, bounds: &[Range<usize>], row: &mut Row) -> std::result::Result<(), RowError> {
         let line = row.line;
-        let rec = &self.rec;
         let idx = &self.idx;
-        let field = |i: usize| rec.range(i).and_then(|r| text.get(r)).map(trim).unwrap_or("");
+        let field = |i: usize| bounds.get(i).and_then(|r| text.get(r.clone())).map(trim).unwrap_or("");
         let bad = |i: usize, m: String| RowError { line, column: i + 1, message: m };
         let time = |i: usize| parse_time(field(i), self.time_format).map_err(|m| bad(i, m));
         row.arrival_col = idx.arrival + 1;
@@ -259,18 +259,12 @@ fn trim(s: &str) -> &str {
 
 /// The record's bytes as text when every field is UTF-8; else the index of
 /// the first field that is not.
-fn record_text(rec: &::csv::ByteRecord) -> std::result::Result<&str, usize> {
-    // the whole may be UTF-8 while a character straddles two fields
-    match std::str::from_utf8(rec.as_slice()) {
-        Ok(t)
-            if rec
-                .iter()
-                .enumerate()
-                .all(|(i, _)| rec.range(i).is_some_and(|r| t.is_char_boundary(r.end))) =>
-        {
-            Ok(t)
-        }
-        _ => Err(rec.iter().position(|f| std::str::from_utf8(f).is_err()).unwrap_or(0)),
+fn record_text<'a>(text: &'a [u8], fields: &[Range<usize>]) -> std::result::Result<&'a str, usize> {
+    // the whole may be UTF-8 while a character straddles two fields (the
+    // csv crate's records hold the fields without their commas)
+    match std::str::from_utf8(text) {
+        Ok(t) if fields.iter().all(|r| t.is_char_boundary(r.start) && t.is_char_boundary(r.end)) => Ok(t),
+        _ => Err(fields.iter().position(|r| std::str::from_utf8(&text[r.clone()]).is_err()).unwrap_or(0)),
     }
 }
 
@@ -300,46 +294,51 @@ pub fn parse_time(text: &str, format: TimeFormat) -> std::result::Result<i64, St
 
 impl<R: IoRead> RowReader for CsvRows<R> {
     fn next_row(&mut self, row: &mut Row) -> Result<Option<Read>> {
-        match self.reader.read_byte_record(&mut self.rec) {
-            Ok(false) => Ok(None),
-            Ok(true) => {
-                row.line = self.rec.position().map(|p| p.line()).unwrap_or(0);
-                let text = match record_text(&self.rec) {
-                    Ok(t) => t,
-                    Err(bad) => {
-                        return Ok(Some(Read::Bad(RowError {
-                            line: row.line,
-                            column: bad + 1,
-                            message: "this field is not valid UTF-8".into(),
-                        })))
-                    }
-                };
-                Ok(Some(match self.parse(text, row) {
-                    Ok(()) => Read::Row,
-                    Err(e) => Read::Bad(e),
-                }))
-            }
+        let split = match self.split.next() {
+            Ok(s) => s,
             Err(e) => {
                 let line = e.position().map(|p| p.line()).unwrap_or(0);
-                match e.kind() {
-                    ::csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
-                        Ok(Some(Read::Bad(RowError {
-                            line,
-                            column: (*len as usize + 1).min(*expected_len as usize + 1),
-                            message: format!("this row has {len} fields, the header has {expected_len}"),
-                        })))
-                    }
-                    ::csv::ErrorKind::Utf8 { err, .. } => Ok(Some(Read::Bad(RowError {
-                        line,
-                        column: err.field() + 1,
-                        message: "this field is not valid UTF-8".into(),
-                    }))),
-                    _ => {
-                        Err(Error::input(&self.path, line as usize, 0, format!("cannot read the trace: {e}")))
-                    }
-                }
+                return Err(Error::input(
+                    &self.path,
+                    line as usize,
+                    0,
+                    format!("cannot read the trace: {e}"),
+                ));
             }
-        }
+        };
+        Ok(match split {
+            Split::End => None,
+            Split::Ragged { line, len } => {
+                let expected = self.fields.expected;
+                Some(Read::Bad(RowError {
+                    line,
+                    column: (len + 1).min(expected + 1),
+                    message: format!("this row has {len} fields, the header has {expected}"),
+                }))
+            }
+            Split::Record { line, text, fields, ascii } => {
+                row.line = line;
+                let text = if ascii {
+                    // SAFETY: every byte is ASCII (the splitter saw no high bit;
+                    // its tests check the flag), and ASCII is UTF-8. The check
+                    // skipped was as costly as splitting the record.
+                    Ok(unsafe { std::str::from_utf8_unchecked(text) })
+                } else {
+                    record_text(text, fields)
+                };
+                Some(match text {
+                    Err(bad) => Read::Bad(RowError {
+                        line,
+                        column: bad + 1,
+                        message: "this field is not valid UTF-8".into(),
+                    }),
+                    Ok(text) => match self.fields.parse(text, fields, row) {
+                        Ok(()) => Read::Row,
+                        Err(e) => Read::Bad(e),
+                    },
+                })
+            }
+        })
     }
 }
 

@@ -34,6 +34,7 @@ mod names;
 pub mod recorded;
 pub mod rfc3339;
 mod spill;
+mod split;
 pub mod swf;
 
 pub use ids::TraceIds;
@@ -118,19 +119,22 @@ fn open_rows(spec: &TraceSpec, sc: &Scenario) -> Result<Box<dyn RowReader>> {
     }
     let file = std::fs::File::open(&spec.path)
         .map_err(|e| place(format!("cannot read it: {e}; check the path and its permissions")))?;
-    let reader = std::io::BufReader::with_capacity(1 << 16, file);
     Ok(match &spec.format {
         TraceFormat::Csv(cols) => {
             // a header that lacks a mapped column is fixed in the scenario's
-            // `columns:`, so the error points there
-            let rows = csv::CsvRows::new(&spec.path, reader, cols, spec.time_format, sc.resources.len())
+            // `columns:`, so the error points there; the CSV reader buffers
+            // the file itself
+            let rows = csv::CsvRows::new(&spec.path, file, cols, spec.time_format, sc.resources.len())
                 .map_err(|e| match e {
                     Error::Input { line: 1, message, .. } => place(format!("its header (line 1): {message}")),
                     other => other,
                 })?;
             Box::new(rows)
         }
-        TraceFormat::Swf { slots } => Box::new(swf::SwfRows::new(&spec.path, reader, *slots)),
+        TraceFormat::Swf { slots } => {
+            let reader = std::io::BufReader::with_capacity(1 << 16, file);
+            Box::new(swf::SwfRows::new(&spec.path, reader, *slots))
+        }
     })
 }
 

@@ -88,19 +88,22 @@ impl SpillWriter {
 pub struct SpillReader {
     input: BufReader<File>,
     dims: usize,
-    /// The id of the row last read (empty when it had none).
-    id: String,
+    /// The id of the row last read (empty when it had none). Kept as bytes:
+    /// most runs never ask for it (only `jobs.csv` shows it), so it is
+    /// checked as text only when asked.
+    id: Vec<u8>,
 }
 
 impl SpillReader {
     pub fn open(path: &Path, dims: usize) -> std::io::Result<Self> {
         let input = BufReader::with_capacity(1 << 18, File::open(path)?);
-        Ok(SpillReader { input, dims: dims.min(MAX_RESOURCES), id: String::new() })
+        Ok(SpillReader { input, dims: dims.min(MAX_RESOURCES), id: Vec::new() })
     }
 
-    /// The trace's own id of the row last read; empty when it had none.
+    /// The trace's own id of the row last read; empty when it had none (or
+    /// when the spill no longer holds text there, which this process wrote).
     pub fn id(&self) -> &str {
-        &self.id
+        std::str::from_utf8(&self.id).unwrap_or("")
     }
 
     fn u64(&mut self) -> std::io::Result<u64> {
@@ -136,10 +139,8 @@ impl SpillReader {
             let mut len = [0u8; 4];
             self.input.read_exact(&mut len)?;
             // the last id's buffer, reused: no allocation per row
-            let mut bytes = std::mem::take(&mut self.id).into_bytes();
-            bytes.resize(u32::from_le_bytes(len) as usize, 0);
-            self.input.read_exact(&mut bytes)?;
-            self.id = String::from_utf8(bytes).map_err(std::io::Error::other)?;
+            self.id.resize(u32::from_le_bytes(len) as usize, 0);
+            self.input.read_exact(&mut self.id)?;
         }
         Ok(Some(Arrival {
             time: word(0..8),
