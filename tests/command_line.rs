@@ -199,3 +199,33 @@ fn colour_follows_the_option_and_no_color() {
     assert!(error_of(&[], false).starts_with("error: "));
     assert!(error_of(&[], true).starts_with("error: "));
 }
+
+/// `fairsim validate FILE | head -1`: the pipe closes after one line, while
+/// validate still has 10,000 entry lines to print; it must end quietly by
+/// SIGPIPE (as `cat` does), not panic with exit 101.
+#[test]
+fn a_closed_stdout_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/bench/entries-10k-many.yaml");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("fairsim"))
+        .arg("validate")
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.ends_with(": ok\n"), "{first}");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.signal(), Some(libc_sigpipe()), "{:?}", out.status);
+}
+
+/// SIGPIPE's number on Linux.
+fn libc_sigpipe() -> i32 {
+    13
+}
