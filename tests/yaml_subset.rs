@@ -186,6 +186,11 @@ fn constructs_outside_the_subset_are_left_to_serde_saphyr() {
     for text in broken {
         assert!(yaml_subset::from_str::<RawScenario>(text).is_none(), "the subset reader read\n{text}");
     }
+    // past serde-saphyr's budget of 250,000 nodes: its refusal must stand
+    // (a fuzzed scenario with 40,000 repeated policy lines found this)
+    let many = format!("{BASE}policies:\n{}", "  - {policy: drr, label: x}\n".repeat(50_000));
+    assert!(serde_saphyr::from_str::<RawScenario>(&many).is_err());
+    assert!(yaml_subset::from_str::<RawScenario>(&many).is_none());
     assert!(agrees(BASE, "base"));
 }
 

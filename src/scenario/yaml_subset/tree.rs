@@ -57,7 +57,7 @@ impl Node<'_> {
 
 /// The whole document's root node.
 pub fn read(text: &str) -> Read<Node<'_>> {
-    // tabs and carriage returns change indentation and line rules; a BOM: all are rare in scenario files and left to the full parser
+    // tabs and carriage returns change indentation and line rules; a BOM
     // shifts columns; control characters and the Unicode line separators are
     // errors or line breaks to a YAML parser: all are rare in scenario files
     // and left to the full parser, which also makes 0 below mean the end
@@ -69,16 +69,29 @@ pub fn read(text: &str) -> Read<Node<'_>> {
     if text.bytes().any(odd_byte) || (!ascii && text.chars().any(odd_char)) {
         return Err(Unsupported);
     }
-    let mut r =
-        Reader { text, b: text.as_bytes(), pos: 0, line: 1, line_start: 0, ascii, indent: None, depth: 0 };
+    // serde-saphyr's budget refuses a text past 64 MiB of scalars or comments
+    if text.len() > MAX_TEXT {
+        return Err(Unsupported);
+    }
+    let mut r = Reader {
+        text,
+        b: text.as_bytes(),
+        pos: 0,
+        line: 1,
+        line_start: 0,
+        ascii,
+        indent: None,
+        depth: 0,
+        nodes: 0,
+    };
     r.next_content_line();
     let root = match r.indent {
         Some(0) => r.block_node(0)?,
         _ => return Err(Unsupported),
     };
     match r.indent {
-        None => Ok(root),
-        Some(_) => Err(Unsupported),
+        None if r.nodes <= MAX_NODES => Ok(root),
+        _ => Err(Unsupported),
     }
 }
 
@@ -95,9 +108,16 @@ struct Reader<'a> {
     /// Collections open around the reader: deep nesting is left to the full
     /// parser's own limits rather than this reader's stack.
     depth: usize,
+    /// Nodes met so far (a key probed twice counts twice).
+    nodes: usize,
 }
 
+/// Below serde-saphyr's default budget (depth 64, 250,000 nodes, 64 MiB of
+/// scalars): a text it would refuse for its size must go to it, so that it
+/// is refused the same way.
 const MAX_DEPTH: usize = 48;
+const MAX_NODES: usize = 240_000;
+const MAX_TEXT: usize = 32 << 20;
 
 /// Characters that may not start a plain scalar here: YAML indicators, and
 /// `-`, `.`, `+`, `:` whose plain readings have special cases.
@@ -136,7 +156,9 @@ impl<'a> Reader<'a> {
         self.b.get(self.pos + k).copied().unwrap_or(0)
     }
 
-    fn at(&self) -> Pos {
+    /// Where the node starting here is; every node asks once.
+    fn at(&mut self) -> Pos {
+        self.nodes += 1;
         let col = if self.ascii {
             self.pos - self.line_start
         } else {
