@@ -8,27 +8,19 @@ use std::path::Path;
 
 use common::*;
 
+/// `files(dir)`, without the provenance (command, date) that differs between runs.
 fn folder_bytes(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().to_string();
-                let bytes = std::fs::read(&p).unwrap();
-                let bytes = match rel.as_str() {
-                    "fairsim-results.json" => without_provenance(&bytes),
-                    "report.html" => without_provenance_line(&bytes),
-                    _ => bytes,
-                };
-                out.insert(rel, bytes);
-            }
-        }
-    }
-    out
+    files(dir)
+        .into_iter()
+        .map(|(rel, bytes)| {
+            let bytes = match rel.as_str() {
+                "fairsim-results.json" => without_provenance(&bytes),
+                "report.html" => without_provenance_line(&bytes),
+                _ => bytes,
+            };
+            (rel, bytes)
+        })
+        .collect()
 }
 
 /// The record of a run less what differs between two runs of the same

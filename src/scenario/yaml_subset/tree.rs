@@ -534,20 +534,8 @@ impl<'a> Reader<'a> {
             }
             let value = self.flow_node(bi)?;
             pairs.push((key, value));
-            self.flow_space(bi)?;
-            match self.peek() {
-                b',' => {
-                    self.pos += 1;
-                    self.flow_space(bi)?;
-                    if self.peek() == b'}' {
-                        return Err(Unsupported);
-                    }
-                }
-                b'}' => {
-                    self.pos += 1;
-                    break;
-                }
-                _ => return Err(Unsupported),
+            if self.flow_closed(bi, b'}')? {
+                break;
             }
         }
         check_unique(&pairs)?;
@@ -568,25 +556,35 @@ impl<'a> Reader<'a> {
         }
         loop {
             items.push(self.flow_node(bi)?);
-            self.flow_space(bi)?;
-            match self.peek() {
-                b',' => {
-                    self.pos += 1;
-                    self.flow_space(bi)?;
-                    if self.peek() == b']' {
-                        return Err(Unsupported);
-                    }
-                }
-                b']' => {
-                    self.pos += 1;
-                    break;
-                }
-                // `[a: b]` is a one-pair mapping inside the sequence
-                _ => return Err(Unsupported),
+            if self.flow_closed(bi, b']')? {
+                break;
             }
         }
         self.depth -= 1;
         Ok(Node::Seq { items, at })
+    }
+
+    /// After an item of a flow collection ending with `close`: the bracket
+    /// (true) or a comma and another item (false). A trailing comma, or
+    /// anything else (`[a: b]` is a one-pair mapping inside a sequence), is
+    /// outside the subset.
+    fn flow_closed(&mut self, bi: usize, close: u8) -> Read<bool> {
+        self.flow_space(bi)?;
+        match self.peek() {
+            c if c == close => {
+                self.pos += 1;
+                Ok(true)
+            }
+            b',' => {
+                self.pos += 1;
+                self.flow_space(bi)?;
+                match self.peek() == close {
+                    true => Err(Unsupported),
+                    false => Ok(false),
+                }
+            }
+            _ => Err(Unsupported),
+        }
     }
 }
 
