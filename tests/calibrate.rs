@@ -291,3 +291,43 @@ fn a_trace_without_recorded_starts_is_a_usage_error_naming_the_column() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("started_at") && err.contains("t.csv:1"), "{err}");
 }
+
+/// `fairsim calibrate` of `trace` (as t.csv) on one worker under fifo:
+/// exit code and stderr.
+fn calibrate_text(trace: &str) -> (i32, String, tempfile::TempDir) {
+    let dir = tempdir();
+    let path = dir.path().join("t.csv");
+    std::fs::write(&path, trace).expect("trace");
+    let sc = dir.path().join("t.yaml");
+    std::fs::write(&sc, "workers: 1\npolicies: [fifo]\n").expect("scenario");
+    let o = fairsim()
+        .args(["calibrate"])
+        .arg(&sc)
+        .arg("--trace")
+        .arg(&path)
+        .args(["--policy", "fifo", "--out"])
+        .arg(dir.path().join("out"))
+        .output()
+        .expect("run");
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).into_owned(), dir)
+}
+
+#[test]
+fn a_trace_where_no_job_has_a_recorded_start_compares_nothing_and_says_so() {
+    // the column is there, every cell of it empty: before, a start error
+    // of 0.000 s and +0.0% with exit code 0
+    let (code, err, dir) = calibrate_text("created_at,tenant,service,started_at\n0,A,1,\n1,A,1,\n");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("t.csv: no row has a recorded start (column `started_at`"), "{err}");
+    assert!(err.contains("nothing to compare") && !err.contains("panicked"), "{err}");
+    assert!(!dir.path().join("out/calibration/calibration.csv").exists());
+}
+
+#[test]
+fn a_recorded_start_before_its_arrival_is_an_error_naming_the_row() {
+    // row 2 (line 3): created 5, started 1; before, a recorded wait of
+    // minus seconds and a relative error of +200%
+    let (code, err, _dir) = calibrate_text("created_at,tenant,started_at,service\n0,A,0,1\n5,A,1,2\n");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("t.csv:3: the recorded start is 4 s before the job's arrival"), "{err}");
+}

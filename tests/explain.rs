@@ -273,3 +273,28 @@ fn explain_errors_name_what_exists() {
     let e = fail(&["/nonexistent/folder", "--job", "1"]);
     assert!(e.contains("not a folder"), "{e}");
 }
+
+#[test]
+fn explain_at_a_moment_outside_the_run_names_its_span() {
+    // NOISY: five 1 s jobs on one worker, the last ends at 5 s; before,
+    // `--at 1h` answered about the last tick with exit code 0
+    let (_d, out) = run_yaml(NOISY, &[]);
+    let dir = out.to_str().unwrap();
+    for at in ["1h", "5.5s"] {
+        let o = fairsim()
+            .arg("explain")
+            .args([dir, "--policy", "fifo", "--tenant", "s1", "--at", at])
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(e.contains(&format!("--at {at}: outside the run, which spans 0s to 5s")), "{e}");
+    }
+    // its last moment is in it
+    let o = fairsim()
+        .arg("explain")
+        .args([dir, "--policy", "fifo", "--tenant", "s1", "--at", "5s"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

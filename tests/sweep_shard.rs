@@ -261,3 +261,52 @@ fn kubernetes_jobs_are_indexed_and_share_one_volume() {
     let merge_args = merge[0]["spec"]["template"]["spec"]["containers"][0]["args"][0].as_str().expect("args");
     assert!(merge_args.contains("merge /results/shard-*/ --out /results/result"), "{merge_args}");
 }
+
+/// Shard `s`'s runs.csv with the cell (row `row`, 1-based after the
+/// header; column `col`) replaced by `to`.
+fn set_run_cell(s: &Path, row: usize, col: &str, to: &str) {
+    let path = s.join("runs.csv");
+    let text = std::fs::read_to_string(&path).expect("runs.csv");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let c = lines[0].split(',').position(|h| h == col).expect("the column");
+    let mut cells: Vec<&str> = lines[row].split(',').collect();
+    cells[c] = to;
+    lines[row] = cells.join(",");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+}
+
+#[test]
+fn merge_refuses_a_cell_that_is_not_a_finite_number_naming_shard_row_and_column() {
+    let b = Bench::new();
+    // runs.csv: point, workers, seed, policy, jobs, ...: `jobs` is column 5
+    for (col, column, bad) in [("jobs", 5, "9x"), ("utilization", 0, "NaN"), ("wait_p99", 0, "inf")] {
+        let shards: Vec<PathBuf> =
+            (0..3).map(|i| b.shard(&format!("{col}{i}"), &GRID, &format!("{i}/3"))).collect();
+        set_run_cell(&shards[1], 2, col, bad);
+        let err = usage_error(b.merge(&[&shards[0], &shards[1], &shards[2]], &format!("m-{col}")));
+        assert!(
+            err.contains(&format!("shard 1/3, row 2, column `{col}`: `{bad}` is not a finite number")),
+            "{err}"
+        );
+        let place = if column > 0 { format!("runs.csv:3:{column}: ") } else { "runs.csv:3:".into() };
+        assert!(err.contains(&place) && err.contains("--shard 1/3"), "{err}");
+        assert!(!b.path(&format!("m-{col}")).exists(), "nothing written");
+    }
+}
+
+#[test]
+fn merge_hashes_the_scenario_yaml_each_shard_holds() {
+    let b = Bench::new();
+    let shards: Vec<PathBuf> = (0..3).map(|i| b.shard(&format!("s{i}"), &GRID, &format!("{i}/3"))).collect();
+    // edited after the run in the second shard (not the first, which was
+    // the only one hashed)
+    let yaml = shards[2].join("scenario.yaml");
+    let text = std::fs::read_to_string(&yaml).expect("scenario.yaml");
+    std::fs::write(&yaml, text.replace("workers: 2", "workers: 9")).expect("edit");
+    let err = usage_error(b.merge(&[&shards[0], &shards[1], &shards[2]], "merged"));
+    assert!(
+        err.contains("s2") && err.contains("scenario.yaml does not match the manifest's fnv1a64"),
+        "{err}"
+    );
+    assert!(!b.path("merged").exists());
+}

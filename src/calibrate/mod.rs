@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::check::jobs::read as read_jobs;
-use crate::check::table::Table;
 use crate::error::{Error, Result};
+use crate::results::table::Table;
 use crate::workload::trace::{self, recorded::recorded};
 
 pub mod compare;
@@ -56,6 +56,23 @@ pub fn run(args: &CalibrateArgs) -> Result<(PathBuf, compare::Calibration, Strin
     trace::prepare(&mut sc)?;
     // read before simulating: a trace without recorded starts fails fast
     let record = recorded(&sc.traces[0], &sc)?;
+    if record.iter().all(|r| r.start.is_none()) {
+        let column = match &sc.traces[0].format {
+            crate::model::TraceFormat::Csv(c) => {
+                format!("column `{}`", c.started.as_deref().unwrap_or("started_at"))
+            }
+            crate::model::TraceFormat::Swf { .. } => "field 3 (wait)".to_string(),
+        };
+        return Err(Error::input(
+            &args.trace,
+            0,
+            0,
+            format!(
+                "no row has a recorded start ({column} is empty or unknown in all {} rows): nothing to compare, so no calibration was made; export the jobs with their start times",
+                record.len()
+            ),
+        ));
+    }
     let dir = args.out.clone().unwrap_or_else(|| Path::new("output").join(&sc.name)).join("calibration");
     let simulated = dir.join("simulated");
     std::fs::create_dir_all(&simulated)

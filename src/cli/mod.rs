@@ -18,6 +18,7 @@ use crate::scenario;
 use crate::time::{fmt_secs, Time};
 
 mod extras;
+mod progress;
 pub mod style;
 
 /// fairsim: compare job-scheduling policies on identical multi-tenant workloads.
@@ -321,27 +322,6 @@ fn overrides(args: &RunArgs) -> Vec<String> {
     o
 }
 
-/// A bar over the jobs a policy's run receives (expected, for Poisson
-/// arrivals), with rate and ETA; drawn on stderr when it is a terminal.
-fn progress_bar(sc: &Scenario, expected_jobs: f64) -> indicatif::ProgressBar {
-    let total = expected_jobs.round().max(1.0) as u64;
-    let b = indicatif::ProgressBar::new(total);
-    b.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{prefix:>12} [{bar:30}] {percent:>3}% {human_pos}/{human_len} jobs, {rate}, ETA {eta} ({msg})",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-        .with_key("rate", |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-            let _ = write!(w, "{:.2}M jobs/s", s.per_sec() / 1e6);
-        })
-        .progress_chars("=> "),
-    );
-    if let Some(first) = sc.policies.first() {
-        b.set_prefix(first.label.clone());
-    }
-    b
-}
-
 /// The command line as typed, each word quoted for a POSIX shell.
 fn command_line() -> String {
     let mut words = std::env::args_os().map(|a| shell_word(&a.to_string_lossy()));
@@ -417,30 +397,17 @@ fn cmd_run(args: RunArgs) -> Result<()> {
         decisions: args.decisions,
     };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
-    let bar = show_progress.then(|| progress_bar(&sc, load.jobs));
-    let labels: Vec<&str> = sc.policies.iter().map(|p| p.label.as_str()).collect();
+    let labels: Vec<String> = sc.policies.iter().map(|p| p.label.clone()).collect();
+    let bar = show_progress.then(|| progress::Progress::new(labels, load.jobs));
     let progress = |label: &str, t: Time, jobs: u64| {
         if let Some(b) = &bar {
-            let i = labels.iter().position(|l| *l == label).unwrap_or(0);
-            if b.prefix() != label {
-                // a new policy: the bar starts again, rate and ETA with it
-                b.reset();
-                b.set_prefix(label.to_string());
-            }
-            b.set_message(format!(
-                "policy {}/{}, at {}s simulated",
-                i + 1,
-                labels.len(),
-                fmt_secs(t - t % 1_000_000)
-            ));
-            // Poisson counts are expected values: hold the bar short of the end
-            b.set_position(jobs.min(b.length().unwrap_or(0).saturating_sub(1)));
+            b.update(label, t, jobs);
         }
     };
     let started = std::time::Instant::now();
     let (runs, dir) = run::run_all(&sc, &opts, &progress)?;
     if let Some(b) = bar {
-        b.finish_and_clear();
+        b.finish();
     }
     let rows: Vec<&Comparison> = runs.iter().map(|r| &r.result.comparison).collect();
     match args.format {

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 pub use crate::check::jobs::JobRow;
-use crate::check::table::{micros, Table};
 use crate::error::{Error, Result};
+use crate::results::table::{micros, Table};
 
 pub struct Dispatch {
     pub tick: u64,
@@ -154,6 +154,13 @@ impl Files {
             ticks: need(dir, "ticks.csv", ticks)?,
             decisions: decisions.zip(candidates),
         })
+    }
+
+    /// When the run ends: the end of its last log tick, or a later event
+    /// of jobs.csv (µs).
+    pub fn end(&self) -> i64 {
+        let jobs = self.jobs.iter().map(|j| j.finish.or(j.start).unwrap_or(j.arrival)).max();
+        self.ticks.last().map_or(0, |t| t.end).max(jobs.unwrap_or(0))
     }
 
     /// The tick length: ticks end at multiples of it.

@@ -70,6 +70,15 @@ pub fn execute(args: &ExplainArgs) -> Result<()> {
             if f.ticks.is_empty() {
                 return Err(Error::Usage(format!("{}: ticks.csv has no rows", dir.display())));
             }
+            let end = f.end();
+            if at as i64 > end {
+                return Err(Error::Usage(format!(
+                    "--at {}: outside the run, which spans 0s to {} ({}); give a moment within it",
+                    args.at.as_deref().unwrap_or(""),
+                    secs(end),
+                    dir.display()
+                )));
+            }
             let s = tenant::story(&f, &tenant, at as i64);
             (s.text(&label), s.json(&label))
         }
@@ -175,5 +184,5 @@ fn reason_text(reason: &str) -> &'static str {
 
 /// Microseconds as `1.5s`.
 fn secs(us: i64) -> String {
-    crate::check::table::secs(us)
+    crate::results::table::secs(us)
 }

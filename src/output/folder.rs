@@ -14,6 +14,12 @@
 //!   the next run puts back.
 //! - SIGINT and SIGTERM remove the staging folder and exit with 130.
 //! - A run cleans up staging folders left by processes that no longer run.
+//!   So that a SIGKILL at any moment leaves nothing a later run cannot tell
+//!   is fairsim's, a folder is fairsim's either by holding the marker or by
+//!   its name `.NAME.partial-PID.new` / `.NAME.old-PID.new` with nothing
+//!   but the marker inside: a staging folder is made under the `.new` name,
+//!   marked, then renamed; a folder is removed marker last, and renamed to
+//!   its `.new` name before the marker goes ([`remove_marked`]).
 
 use std::fs;
 use std::path::{Component, Path, PathBuf};
@@ -40,7 +46,9 @@ fn install_interrupt_handler() {
             for d in dirs {
                 // files may still be created while we remove: retry a little
                 for _ in 0..5 {
-                    if fs::remove_dir_all(&d).is_ok() || !d.exists() {
+                    remove_marked(&d);
+                    remove_fresh(&fresh_name(&d));
+                    if !d.exists() {
                         break;
                     }
                 }
@@ -70,18 +78,24 @@ impl StagedDir {
         let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("output").to_string();
         clean_stale(parent);
         let staging = parent.join(format!(".{name}.partial-{}", std::process::id()));
-        if staging.exists() {
-            let _ = fs::remove_dir_all(&staging);
+        // a leftover of an earlier process with our pid, if it is fairsim's
+        if staging.join(MARKER).is_file() {
+            remove_marked(&staging);
         }
+        let fresh = fresh_name(&staging);
+        remove_fresh(&fresh);
         install_interrupt_handler();
-        fs::create_dir(&staging).map_err(|e| Error::io(format!("cannot create {}", staging.display()), e))?;
         if let Ok(mut s) = STAGING.lock() {
             s.push(staging.clone());
         }
         let dir = StagedDir { target: target.to_path_buf(), staging, committed: false };
-        // the marker first: a partial folder is recognisable as fairsim's
-        fs::write(dir.staging.join(MARKER), marker)
-            .map_err(|e| Error::io(format!("cannot write {}", dir.staging.join(MARKER).display()), e))?;
+        let cannot = |what: &Path, e| Error::io(format!("cannot create {}", what.display()), e);
+        // made under the `.new` name and marked before it takes the staging
+        // name: killed at any point, the folder is recognisable as fairsim's
+        fs::create_dir(&fresh).map_err(|e| cannot(&fresh, e))?;
+        fs::write(fresh.join(MARKER), marker)
+            .map_err(|e| Error::io(format!("cannot write {}", fresh.join(MARKER).display()), e))?;
+        fs::rename(&fresh, &dir.staging).map_err(|e| cannot(&dir.staging, e))?;
         Ok(dir)
     }
 
@@ -96,7 +110,12 @@ impl StagedDir {
         if fs::symlink_metadata(&self.target).is_err() {
             fs::rename(&self.staging, &self.target).map_err(err)?;
         } else if exchange(&self.staging, &self.target).is_ok() {
-            // the old folder is now at the staging name
+            // the old folder is now at the staging name; one replaced with
+            // --force gets the marker, so a kill while removing it leaves a
+            // folder the next run recognises
+            if self.staging.is_dir() && !self.staging.join(MARKER).is_file() {
+                let _ = fs::write(self.staging.join(MARKER), "{}\n");
+            }
             remove_any(&self.staging);
         } else {
             let old = aside_name(&self.target);
@@ -123,7 +142,7 @@ impl StagedDir {
 impl Drop for StagedDir {
     fn drop(&mut self) {
         if !self.committed {
-            let _ = fs::remove_dir_all(&self.staging);
+            remove_marked(&self.staging);
             self.forget();
         }
     }
@@ -138,13 +157,84 @@ fn aside_name(target: &Path) -> PathBuf {
     target.with_file_name(format!(".{name}.old-{}", std::process::id()))
 }
 
-/// Removes a file or a folder.
+/// Removes a file or a (marked) folder.
 fn remove_any(p: &Path) {
     if p.is_dir() {
-        let _ = fs::remove_dir_all(p);
+        remove_marked(p);
     } else {
         let _ = fs::remove_file(p);
     }
+}
+
+/// The name a fairsim folder has while it is made or, emptied, removed.
+fn fresh_name(p: &Path) -> PathBuf {
+    let mut name = p.as_os_str().to_os_string();
+    name.push(".new");
+    PathBuf::from(name)
+}
+
+/// Removes a `.new` folder if it holds nothing but the marker: never
+/// anything else, so content that is not fairsim's is left alone.
+fn remove_fresh(p: &Path) {
+    if fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
+        let _ = fs::remove_file(p.join(MARKER));
+        let _ = fs::remove_dir(p);
+    }
+}
+
+/// One step of a removal, so a test can stop it anywhere, as a kill would.
+#[derive(Debug)]
+enum Step<'a> {
+    File(&'a Path),
+    Dir(&'a Path),
+    Rename(&'a Path, &'a Path),
+}
+
+fn perform(s: Step) -> std::io::Result<()> {
+    match s {
+        Step::File(p) => fs::remove_file(p),
+        Step::Dir(p) => fs::remove_dir(p),
+        Step::Rename(a, b) => fs::rename(a, b),
+    }
+}
+
+/// Removes fairsim's folder `p` so that at every moment it holds the
+/// marker, or is gone, or sits at its `.new` name with nothing but the
+/// marker: a kill mid-way leaves what [`clean_stale`] removes.
+/// (`remove_dir_all` takes the entries in any order, the marker perhaps first.)
+pub(crate) fn remove_marked(p: &Path) {
+    let _ = remove_marker_last(p, &mut perform);
+}
+
+fn remove_marker_last(p: &Path, step: &mut dyn FnMut(Step) -> std::io::Result<()>) -> std::io::Result<()> {
+    for e in fs::read_dir(p)? {
+        let e = e?;
+        if e.file_name() != MARKER {
+            remove_tree(&e.path(), e.file_type()?.is_dir(), step)?;
+        }
+    }
+    let fresh = fresh_name(p);
+    step(Step::Rename(p, &fresh))?;
+    if fresh.join(MARKER).is_file() {
+        step(Step::File(&fresh.join(MARKER)))?;
+    }
+    step(Step::Dir(&fresh))
+}
+
+/// Removes `p` and, when it is a folder (not a link to one), what it holds.
+fn remove_tree(
+    p: &Path,
+    dir: bool,
+    step: &mut dyn FnMut(Step) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if !dir {
+        return step(Step::File(p));
+    }
+    for e in fs::read_dir(p)? {
+        let e = e?;
+        remove_tree(&e.path(), e.file_type()?.is_dir(), step)?;
+    }
+    step(Step::Dir(p))
 }
 
 /// Whether `target` may be written: refuses the current folder, its
@@ -236,12 +326,16 @@ fn alive(pid: u32) -> bool {
 /// Removes the staging folders of dead fairsim processes in `parent`, and
 /// puts back a results folder left aside by one that died between its two
 /// renames (when nothing took its name since). Only folders holding the
-/// marker are touched.
+/// marker are touched, and `.new` ones holding nothing else.
 fn clean_stale(parent: &Path) {
     let Ok(entries) = fs::read_dir(parent) else { return };
     for e in entries.flatten() {
         let file = e.file_name();
         let Some(f) = file.to_str() else { continue };
+        let (f, fresh) = match f.strip_suffix(".new") {
+            Some(f) => (f, true),
+            None => (f, false),
+        };
         let Some((stem, pid)) = f.strip_prefix('.').and_then(|s| s.rsplit_once('-')) else { continue };
         let Ok(pid) = pid.parse::<u32>() else { continue };
         let (folder, kind) = match stem.rsplit_once('.') {
@@ -249,14 +343,21 @@ fn clean_stale(parent: &Path) {
             _ => continue,
         };
         let path = e.path();
-        if alive(pid) || !path.join(MARKER).is_file() {
+        if alive(pid) {
+            continue;
+        }
+        if fresh {
+            remove_fresh(&path);
+            continue;
+        }
+        if !path.join(MARKER).is_file() {
             continue;
         }
         let target = parent.join(folder);
         if kind == "old" && fs::symlink_metadata(&target).is_err() {
             let _ = fs::rename(&path, &target);
         } else {
-            let _ = fs::remove_dir_all(&path);
+            remove_marked(&path);
         }
     }
 }
@@ -264,6 +365,68 @@ fn clean_stale(parent: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A results-like folder: the marker, files, a policy folder.
+    fn results_folder(p: &Path) {
+        fs::create_dir_all(p.join("fifo")).unwrap();
+        for f in ["comparison.csv", MARKER, "report.html", "fifo/jobs.csv", "fifo/ticks.csv"] {
+            fs::write(p.join(f), "x").unwrap();
+        }
+    }
+
+    #[test]
+    fn a_removal_stopped_at_any_step_leaves_what_the_next_run_cleans() {
+        let tmp = std::env::temp_dir().join(format!("fairsim-remove-{}", std::process::id()));
+        let dead = 2147483646;
+        let mut k = 0;
+        loop {
+            let _ = fs::remove_dir_all(&tmp);
+            let staging = tmp.join(format!(".r.partial-{dead}"));
+            results_folder(&staging);
+            // as a SIGKILL after k steps of the removal
+            let mut done = 0;
+            let r = remove_marker_last(&staging, &mut |s| {
+                if done == k {
+                    return Err(std::io::Error::other("killed"));
+                }
+                done += 1;
+                perform(s)
+            });
+            let fresh = fresh_name(&staging);
+            let recognised = !staging.exists() || staging.join(MARKER).is_file();
+            assert!(recognised, "step {k}: an unmarked staging folder");
+            clean_stale(&tmp);
+            assert!(!staging.exists() && !fresh.exists(), "step {k}: left for good");
+            if r.is_ok() {
+                break;
+            }
+            k += 1;
+        }
+        assert!(k > 6, "stopped at every one of the {k} steps");
+        let _ = fs::remove_dir_all(&tmp);
+    }
+
+    #[test]
+    fn a_staging_folder_killed_before_its_marker_is_cleaned_and_others_are_not() {
+        let tmp = std::env::temp_dir().join(format!("fairsim-fresh-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
+        let dead = 2147483646;
+        // killed after its mkdir, and after its marker
+        fs::create_dir_all(tmp.join(format!(".a.partial-{dead}.new"))).unwrap();
+        fs::create_dir_all(tmp.join(format!(".b.partial-{dead}.new"))).unwrap();
+        fs::write(tmp.join(format!(".b.partial-{dead}.new/{MARKER}")), "{}").unwrap();
+        // not fairsim's: content besides the marker, or no marker at all
+        let theirs = tmp.join(format!(".c.partial-{dead}.new"));
+        fs::create_dir_all(&theirs).unwrap();
+        fs::write(theirs.join("notes.txt"), "mine").unwrap();
+        let unmarked = tmp.join(format!(".d.partial-{dead}"));
+        fs::create_dir_all(&unmarked).unwrap();
+        clean_stale(&tmp);
+        assert!(!tmp.join(format!(".a.partial-{dead}.new")).exists());
+        assert!(!tmp.join(format!(".b.partial-{dead}.new")).exists());
+        assert!(theirs.join("notes.txt").is_file() && unmarked.is_dir());
+        let _ = fs::remove_dir_all(&tmp);
+    }
 
     #[test]
     fn the_current_folder_and_its_parents_are_refused_even_with_force() {

@@ -26,7 +26,8 @@ use tables::{html_table, html_table_as, summary_view, tenant_policy_table, TOP_R
 
 use format::duration;
 
-/// A small CSV file held whole: header and rows.
+/// A small CSV file held whole, as the page shows it: header and rows
+/// (read by [`crate::results::read`], or a view made of one).
 #[derive(Debug, Clone)]
 pub struct Table {
     pub header: Vec<String>,
@@ -34,30 +35,11 @@ pub struct Table {
 }
 
 impl Table {
-    /// Reads `path`; a missing or unreadable file is an input error (exit 2).
+    /// Reads `path` through the results reader; a missing or malformed
+    /// file is an input error (exit 2).
     pub fn read(path: &Path) -> Result<Table> {
-        if !path.exists() {
-            return Err(Error::input(
-                path,
-                0,
-                0,
-                "file is missing: the report needs the CSV files written by `fairsim run` (rerun it to regenerate the folder)",
-            ));
-        }
-        let mut r = csv::Reader::from_path(path)
-            .map_err(|e| Error::input(path, 0, 0, format!("cannot read: {e}")))?;
-        let header = r
-            .headers()
-            .map_err(|e| Error::input(path, 1, 0, format!("cannot read the header: {e}")))?
-            .iter()
-            .map(str::to_string)
-            .collect();
-        let mut rows = Vec::new();
-        for (i, rec) in r.records().enumerate() {
-            let rec = rec.map_err(|e| Error::input(path, i + 2, 0, format!("bad row: {e}")))?;
-            rows.push(rec.iter().map(str::to_string).collect());
-        }
-        Ok(Table { header, rows })
+        let t = crate::results::read(path)?;
+        Ok(Table { header: t.header().to_vec(), rows: t.rows })
     }
 
     /// Index of a column; an input error naming the file when absent.

@@ -21,7 +21,7 @@ fn write_rows<T: Serialize>(path: &Path, lead: Option<&str>, parts: &[(&str, &[T
     let Some(first) = parts.iter().find_map(|(_, rows)| rows.first()) else {
         return Ok(());
     };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path.display().to_string();
     let cerr = |e: csv::Error| Error::Other(format!("writing {name}: {e}"));
     let mut w = csv::Writer::from_path(path)
         .map_err(|e| Error::Other(format!("cannot create {}: {e}", path.display())))?;

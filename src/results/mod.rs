@@ -6,6 +6,7 @@
 
 pub mod cells;
 pub mod document;
+pub mod table;
 mod units;
 
 use serde::Serialize;
@@ -14,6 +15,7 @@ use crate::accounting::{nearest_rank, GroupStats, RunStats};
 use crate::model::{PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
+pub use table::read;
 pub use units::{MeanSecs, Ratio, Secs};
 
 /// One policy's figures.

@@ -206,6 +206,43 @@ fn describe(dir: &Path, m: &Value) -> Result<(Grid, Shape, Vec<String>, usize)> 
     Ok((grid, shape, labels, baseline))
 }
 
+/// Row `n` of a shard's runs.csv: its seed a whole number and each metric
+/// cell (after the seed, except the columns the shard recorded as text)
+/// empty or a finite number; anything else would enter the means as a
+/// wrong figure. An input error naming shard, row and column.
+fn number_cells(p: &Part, table: &crate::results::table::Table, n: usize, lead: usize) -> Result<()> {
+    let header = table.header();
+    let row = &table.rows[n];
+    let fix = format!("rerun the shard with --shard {}/{}", p.shard.index, p.shard.count);
+    let fault = |c: usize, what: &str| {
+        Error::input(
+            &table.path,
+            table.lines[n],
+            c + 1,
+            format!(
+                "shard {}/{}, row {}, column `{}`: `{}` {what}; the file was edited or damaged: {fix}",
+                p.shard.index,
+                p.shard.count,
+                n + 1,
+                header[c],
+                row[c]
+            ),
+        )
+    };
+    if row[lead - 1].parse::<u64>().is_err() {
+        return Err(fault(lead - 1, "is not a seed (a whole number)"));
+    }
+    for c in lead..header.len() {
+        if p.text.contains(&header[c]) || row[c].is_empty() {
+            continue;
+        }
+        if !row[c].parse::<f64>().is_ok_and(f64::is_finite) {
+            return Err(fault(c, "is not a finite number"));
+        }
+    }
+    Ok(())
+}
+
 /// The shard's `runs.csv`: its header and rows, checked against the runs
 /// its index stands for (point and policy of each row).
 fn read_runs(
@@ -221,45 +258,61 @@ fn read_runs(
             format!("runs.csv {why}; rerun the shard with --shard {}/{}", p.shard.index, p.shard.count),
         )
     };
-    let mut reader = match csv::Reader::from_path(&path) {
-        Ok(r) => r,
-        Err(e) => return broken(format!("cannot be read ({e})")),
-    };
-    let header: Vec<String> = match reader.headers() {
-        Ok(h) => h.iter().map(str::to_string).collect(),
-        Err(e) => return broken(format!("has no header ({e})")),
-    };
+    if !path.is_file() {
+        return broken("is missing".into());
+    }
+    // the one reader of results files: a damaged file is an input error
+    // naming its line (exit code 2)
+    let table = crate::results::read(&path)?;
+    let header: Vec<String> = table.header().to_vec();
     let policy = header.iter().position(|h| h == "policy").filter(|&c| c >= lead);
     let Some(policy) = policy else {
         return broken("has no `policy` column after the swept keys and seed".into());
     };
     let expected = p.shard.runs(shape);
-    let mut rows = Vec::with_capacity(expected.len());
-    for (n, record) in reader.records().enumerate() {
-        let row: Vec<String> = match record {
-            Ok(r) => r.iter().map(str::to_string).collect(),
-            Err(e) => return broken(format!("row {}: {e}", n + 1)),
-        };
-        let Some(&i) = expected.get(n) else {
-            return broken(format!("has more than the shard's {} runs", expected.len()));
-        };
-        let at = shape.index(i);
+    if table.rows.len() > expected.len() {
+        return broken(format!("has more than the shard's {} runs", expected.len()));
+    }
+    for (n, row) in table.rows.iter().enumerate() {
+        let at = shape.index(expected[n]);
         if row[0] != at.point.to_string() || row[policy] != labels[at.policy] {
             return broken(format!(
-                "row {} is point {} policy {}, where run {i} is point {} policy {}",
+                "row {} is point {} policy {}, where run {} is point {} policy {}",
                 n + 1,
                 row[0],
                 row[policy],
+                expected[n],
                 at.point,
                 labels[at.policy]
             ));
         }
-        rows.push(row);
+        number_cells(p, &table, n, lead)?;
     }
+    let rows = table.rows;
     if rows.len() != expected.len() {
         return broken(format!("has {} runs, the shard {}", rows.len(), expected.len()));
     }
     Ok((header, rows))
+}
+
+/// The shard's scenario.yaml, checked against its manifest's hash.
+fn scenario_of(p: &Part) -> Result<String> {
+    let path = p.dir.join("scenario.yaml");
+    let raw = match std::fs::read(&path) {
+        Ok(raw) => raw,
+        Err(e) => return refuse(&p.dir, format!("cannot read scenario.yaml ({e}); {FROM_SHARD}")),
+    };
+    let hash = format!("{:016x}", output::fnv1a64(&raw));
+    if p.manifest["scenario"]["fnv1a64"] != hash.as_str() {
+        return refuse(
+            &p.dir,
+            format!(
+                "scenario.yaml does not match the manifest's fnv1a64 (changed after the sweep?); restore it, or rerun the shard with --shard {}/{}",
+                p.shard.index, p.shard.count
+            ),
+        );
+    }
+    crate::results::table::utf8(&path, raw)
 }
 
 /// Merges the shard folders into `--out`.
@@ -274,15 +327,11 @@ pub fn execute(args: MergeArgs) -> Result<()> {
     let parts = check_parts(args.shards.iter().map(|d| read_part(d)).collect::<Result<Vec<_>>>()?)?;
     let first = &parts[0];
     let (grid, shape, labels, baseline) = describe(&first.dir, &first.manifest)?;
-    let scenario_path = first.dir.join("scenario.yaml");
-    let scenario = std::fs::read_to_string(&scenario_path)
-        .map_err(|e| Error::io(format!("cannot read {}", scenario_path.display()), e))?;
-    let hash = format!("{:016x}", output::fnv1a64(scenario.as_bytes()));
-    if first.manifest["scenario"]["fnv1a64"] != hash.as_str() {
-        return refuse(
-            &first.dir,
-            "scenario.yaml does not match the manifest's fnv1a64 (changed after the sweep?)",
-        );
+    // every shard's own copy: the manifests agree, so one edited copy
+    // would otherwise pass unseen
+    let scenario = scenario_of(first)?;
+    for p in &parts[1..] {
+        scenario_of(p)?;
     }
     let lead = grid.axes.len() + 2;
     let mut rows: Vec<Option<Vec<String>>> = vec![None; shape.runs()];

@@ -140,7 +140,8 @@ pub fn marker() -> String {
 }
 
 pub fn write_file(dir: &Path, name: &str, body: &str) -> Result<()> {
-    std::fs::write(dir.join(name), body).map_err(|e| Error::io(format!("cannot write {name}"), e))
+    let path = dir.join(name);
+    std::fs::write(&path, body).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
 }
 
 /// A number for the CSV files: nine significant digits, no exponent.

@@ -74,8 +74,8 @@ pub fn write(dir: &Path, manifest: &serde_json::Value) -> Result<()> {
     let drawn = charts::draw(dir, &design, &cells)?;
     let paired = Csv::read(&dir.join("paired.csv"))?;
     let html = page(manifest, &design, &cells, &paired, &drawn);
-    std::fs::write(dir.join("report.html"), html)
-        .map_err(|e| Error::io("cannot write report.html".to_string(), e))
+    let path = dir.join("report.html");
+    std::fs::write(&path, html).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
 }
 
 /// The command that makes this folder, rebuilt from the manifest.

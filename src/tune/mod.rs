@@ -213,10 +213,10 @@ pub fn execute(args: TuneArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) -> 
         policy: &base.policies[0].label,
     };
     let json = summary.json(&ctx, &verdict);
-    std::fs::write(dir.join("tune.json"), format!("{json:#}\n"))
-        .map_err(|e| Error::io("cannot write tune.json", e))?;
-    std::fs::write(dir.join("scenario.yaml"), &text)
-        .map_err(|e| Error::io("cannot write scenario.yaml", e))?;
+    for (name, body) in [("tune.json", format!("{json:#}\n")), ("scenario.yaml", text.clone())] {
+        let path = dir.join(name);
+        std::fs::write(&path, body).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
+    }
     let out = staged.commit()?;
     for line in summary.lines(&ctx, &verdict) {
         println!("{line}");

@@ -18,6 +18,8 @@ use crate::time::Time;
 /// writes it).
 pub(crate) struct Csv {
     w: BufWriter<File>,
+    /// The file, named in every write error (a full disk says which file).
+    path: std::path::PathBuf,
     row: Vec<u8>,
     fields: u32,
     /// Scratch for a tenant's name.
@@ -27,8 +29,14 @@ pub(crate) struct Csv {
 pub(crate) fn open_csv(dir: &Path, name: &str, header: &[&str]) -> Result<Csv> {
     let path = dir.join(name);
     let file = File::create(&path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+    open_on(file, path, header)
+}
+
+/// A CSV file on an open `file` at `path` (a test gives /dev/full).
+fn open_on(file: File, path: std::path::PathBuf, header: &[&str]) -> Result<Csv> {
     let mut w = Csv {
         w: BufWriter::with_capacity(1 << 16, file),
+        path,
         row: Vec::with_capacity(256),
         fields: 0,
         name: String::new(),
@@ -98,14 +106,16 @@ impl Csv {
 
     pub(crate) fn end(&mut self) -> Result<()> {
         self.row.push(b'\n');
-        self.w.write_all(&self.row).map_err(|e| Error::io("writing CSV", e))?;
+        self.w.write_all(&self.row).map_err(|e| Error::io(format!("writing {}", self.path.display()), e))?;
         self.row.clear();
         self.fields = 0;
         Ok(())
     }
 
+    /// Flushes the buffer; the error names the file (callers add what
+    /// they were doing).
     pub(crate) fn flush(&mut self) -> std::io::Result<()> {
-        self.w.flush()
+        self.w.flush().map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", self.path.display())))
     }
 }
 
@@ -156,5 +166,26 @@ mod tests {
             push_secs(&mut b, t);
             assert_eq!(String::from_utf8(b).unwrap(), fmt_secs(t), "{t}");
         }
+    }
+
+    #[test]
+    fn a_full_disk_names_the_file() {
+        // /dev/full takes the open and refuses every write with ENOSPC
+        let Ok(file) = File::create("/dev/full") else { return };
+        let path = std::path::PathBuf::from("/tmp/r/fifo/jobs.csv");
+        let mut w = open_on(file, path, &["job", "tenant"]).expect("the header is buffered");
+        let mut err = None;
+        for i in 0..100_000 {
+            w.int(i);
+            w.text("A");
+            if let Err(e) = w.end() {
+                err = Some(e.to_string());
+                break;
+            }
+        }
+        let err = err.unwrap_or_else(|| w.flush().expect_err("a full disk").to_string());
+        assert!(err.contains("/tmp/r/fifo/jobs.csv") && err.contains("No space left"), "{err}");
+        let flushed = w.flush().map_err(|e| e.to_string()).err().unwrap_or_default();
+        assert!(flushed.is_empty() || flushed.contains("/tmp/r/fifo/jobs.csv"), "{flushed}");
     }
 }

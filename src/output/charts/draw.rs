@@ -212,6 +212,9 @@ impl Plot {
             .map_err(|e| Error::io(format!("cannot write {}", svg_path.display()), e))?;
         let png_path = dir.join(format!("{stem}.png"));
         {
+            // the PNG is written when drawn: a failure here is most often
+            // the file (a full disk), which plotters calls a backend error
+            let fail = |e: String| Error::Other(format!("cannot write {}: {e}", png_path.display()));
             let root = BitMapBackend::new(&png_path, (WIDTH, HEIGHT)).into_drawing_area();
             self.draw(&root, scenario).map_err(fail)?;
         }

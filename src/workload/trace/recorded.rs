@@ -53,6 +53,19 @@ pub fn recorded(spec: &TraceSpec, sc: &Scenario) -> Result<Vec<Recorded>> {
             Err(_) if spec.skip_bad_rows => continue,
             Err(e) => return Err(row_error(&spec.path, e)),
         };
+        if let Some(start) = row.started.filter(|&s| s < row.time) {
+            // fatal even with skip_bad_rows: the replay keeps this row, so
+            // skipping it here would pair every later job with the wrong record
+            return Err(Error::input(
+                &spec.path,
+                row.line as usize,
+                0,
+                format!(
+                    "the recorded start is {} s before the job's arrival: no queue starts a job before it arrives; fix this row's start or arrival time",
+                    crate::time::fmt_secs((row.time - start) as crate::time::Time)
+                ),
+            ));
+        }
         if last.is_none() {
             origin = row.time;
         }

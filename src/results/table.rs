@@ -1,14 +1,20 @@
-//! A CSV file of a results folder, kept with its raw lines so a violation
-//! can print the rows that show it as they stand in the file.
+//! The one reader of a results folder's CSV files (report, check, explain,
+//! calibrate and merge all read through it): a file held whole with its raw
+//! lines, so a violation can print the rows that show it as they stand in
+//! the file. Whatever keeps a file from being read as CSV (not UTF-8, a
+//! broken row) is an input error (exit code 2) naming the file and line.
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
 /// One CSV file: its header, its rows as cells, and each row's line.
+#[derive(Debug, Clone)]
 pub struct Table {
     /// The path as printed in messages (relative to the checked folder).
     pub name: String,
+    /// The file, for input errors.
+    pub path: PathBuf,
     header: Vec<String>,
     pub rows: Vec<Vec<String>>,
     /// 1-based line number of each row in the file.
@@ -23,8 +29,10 @@ impl Table {
         if !path.is_file() {
             return Ok(None);
         }
-        let raw = std::fs::read_to_string(&path)
-            .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+        // a file of the folder that cannot be read is bad input (exit code 2)
+        let raw =
+            std::fs::read(&path).map_err(|e| Error::input(&path, 0, 0, format!("cannot read it: {e}")))?;
+        let raw = utf8(&path, raw)?;
         let bad = |line: usize, what: String| Error::input(&path, line, 0, what);
         let mut r = csv::ReaderBuilder::new().has_headers(true).from_reader(raw.as_bytes());
         let header: Vec<String> = r
@@ -44,13 +52,28 @@ impl Table {
             rows.push(rec.iter().map(str::to_string).collect());
         }
         let text = raw.lines().map(str::to_string).collect();
-        Ok(Some(Table { name: rel.to_string(), header, rows, lines, text }))
+        Ok(Some(Table { name: rel.to_string(), path, header, rows, lines, text }))
+    }
+
+    /// An input error at cell (`row`, `col`) of this file: its line and
+    /// 1-based column, then `what`.
+    pub fn cell_error(&self, row: usize, col: usize, what: impl std::fmt::Display) -> Error {
+        let column = self.header.get(col).map_or(String::new(), |h| format!(" (`{h}`)"));
+        Error::input(
+            &self.path,
+            self.lines.get(row).copied().unwrap_or(0),
+            col + 1,
+            format!(
+                "column {}{column}: {what}; fairsim never writes this, so the file was edited or damaged: rerun `fairsim run` to write it again",
+                col + 1
+            ),
+        )
     }
 
     /// A table of a file that is not CSV (an SWF log): no header, no
     /// cells, only the file's `text` and the 1-based line of each row.
     pub fn of_lines(name: String, text: Vec<String>, lines: Vec<usize>) -> Table {
-        Table { name, header: Vec::new(), rows: Vec::new(), lines, text }
+        Table { path: PathBuf::from(&name), name, header: Vec::new(), rows: Vec::new(), lines, text }
     }
 
     /// The column names.
@@ -85,6 +108,43 @@ impl Table {
     pub fn show_header(&self) -> String {
         format!("{}:1: {}", self.name, self.text.first().map_or("", String::as_str))
     }
+}
+
+/// Reads `path` whole; a missing file is an input error (exit code 2)
+/// saying the folder lacks it. Messages show the path as given.
+pub fn read(path: &Path) -> Result<Table> {
+    let (dir, rel) = (path.parent().unwrap_or(Path::new("")), path.file_name().unwrap_or_default());
+    let found = Table::read(dir, &rel.to_string_lossy())?;
+    let mut t = found.ok_or_else(|| {
+        Error::input(
+            path,
+            0,
+            0,
+            "file is missing: this needs the CSV files written by `fairsim run` (rerun it to regenerate the folder)",
+        )
+    })?;
+    t.name = path.display().to_string();
+    Ok(t)
+}
+
+/// `raw` as text, or an input error at the line and column of the first
+/// byte that is not UTF-8 (every file fairsim writes is UTF-8).
+pub fn utf8(path: &Path, raw: Vec<u8>) -> Result<String> {
+    String::from_utf8(raw).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&good[start..]).chars().count() + 1;
+        let byte = e.as_bytes()[good.len()];
+        Error::input(
+            path,
+            line,
+            column,
+            format!(
+                "not UTF-8 text (byte 0x{byte:02x}); fairsim writes its files as UTF-8, so this one was edited or damaged: rerun the command that wrote it"
+            ),
+        )
+    })
 }
 
 /// Microseconds from a seconds cell as fairsim writes it (at most six

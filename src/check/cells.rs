@@ -1,0 +1,59 @@
+//! The observation log's cells read before any rule runs: a cell that is
+//! not what fairsim writes (a `time` of `zz`, a `tick` of `1e20`) is a
+//! malformed file, an input error naming the file, line and column (exit
+//! code 2), not a violation of a rule (exit code 1). The rules then parse
+//! cells already known to be well formed.
+
+use super::table::{micros, pairs, Table};
+use crate::error::Result;
+
+/// What a cell must be to be read.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// A tick number whose end (number x the tick) is a representable time.
+    Tick,
+    /// Seconds as fairsim writes them.
+    Time,
+    /// A whole number >= 0 (job ids).
+    Count,
+    /// `name:count` pairs.
+    Pairs,
+}
+
+fn check(t: &Table, cols: &[(&str, Kind)], tick: i64) -> Result<()> {
+    let found: Vec<(usize, Kind)> = cols.iter().filter_map(|(n, k)| Some((t.col(n).ok()?, *k))).collect();
+    for (i, r) in t.rows.iter().enumerate() {
+        for &(c, kind) in &found {
+            let cell = r.get(c).map_or("", String::as_str);
+            let fault = match kind {
+                Kind::Tick => match cell.parse::<i64>() {
+                    Ok(n) if n >= 0 && n.checked_mul(tick.max(1)).is_some() => None,
+                    _ => Some("is not a tick number (a whole number from 0, within the run)"),
+                },
+                Kind::Time => {
+                    micros(cell).is_none().then_some("is not a time in seconds as fairsim writes it")
+                }
+                Kind::Count => cell.parse::<u64>().is_err().then_some("is not a whole number >= 0"),
+                Kind::Pairs => match pairs(cell) {
+                    Some(p) if p.iter().all(|(_, n)| n.parse::<u64>().is_ok()) => None,
+                    _ => Some("is not a list of `tenant:count` pairs"),
+                },
+            };
+            if let Some(what) = fault {
+                return Err(t.cell_error(i, c, format!("`{cell}` {what}")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// ticks.csv, and dispatches.csv when present: every cell a rule parses.
+/// `tick` is the log's tick length (µs).
+pub fn observation_log(ticks: &Table, dispatches: Option<&Table>, tick: i64) -> Result<()> {
+    use Kind::*;
+    check(ticks, &[("tick", Tick), ("time", Time), ("waiting", Pairs), ("completed", Pairs)], tick)?;
+    if let Some(d) = dispatches {
+        check(d, &[("tick", Tick), ("time", Time), ("job", Count)], tick)?;
+    }
+    Ok(())
+}
