@@ -34,7 +34,7 @@ use std::path::PathBuf;
 use crate::error::{Error, Result};
 use crate::model::Scenario;
 use crate::output::StagedDir;
-use crate::{policy, scenario};
+use crate::scenario;
 use grid::{Axis, Grid, Node};
 use runner::Shape;
 
@@ -214,10 +214,8 @@ fn point_scenarios(
     let tree = Node::parse(text).map_err(|e| Error::Usage(format!("{}: {e}", args.scenario.display())))?;
     let prepare = |text: &str| -> Result<Scenario> {
         let mut sc = scenario::load_str(text, &args.scenario)?;
+        // the loader and the selection build every policy once (the gate)
         select(&mut sc)?;
-        for spec in &sc.policies {
-            policy::build(spec, &sc).map_err(|e| scenario::policy_error(&sc, spec, e))?;
-        }
         Ok(sc)
     };
     for (a, axis) in grid.axes.iter().enumerate() {
