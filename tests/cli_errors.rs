@@ -231,7 +231,8 @@ fn validate_refuses_reserve_workers_past_its_topology_pool() {
     // `policy: reserve, ` 6-22, `class: hi, ` 23-33, `workers: ` 34-42, `4` at 43;
     // the topology's one pool has 3 workers, the scenario's `workers` 4
     let yaml = "workers: 4\nclasses: {hi: {priority: 1}}\nworkload:\n  - {tenant: A, class: hi, count: 2, service: 1s}\n  - {tenant: B, count: 2, service: 1s}\ntopologies:\n  t:\n    queues: [main]\n    pools: [{name: p, workers: 3, queues: [main]}]\npolicies:\n  - {policy: reserve, class: hi, workers: 4, topology: t}\n";
-    let expected = "bad.yaml:11:43: policy `reserve`: `workers: 4` must be between 1 and the pool's 3 workers";
+    let expected =
+        "bad.yaml:11:43: policy `reserve`: `workers: 4` must be between 1 and the pool's 3 workers";
     assert_eq!(bad_validate(yaml), expected);
     assert_eq!(error_line(&bad_run(yaml)), expected);
     // 3 reserved workers fit the pool of 3

@@ -42,20 +42,11 @@ pub struct RunArgs {
     /// '{policy: wfq, cost: work}'. Repeat for several.
     #[arg(long = "policy", value_name = "NAME|ENTRY")]
     pub policies: Vec<String>,
-    /// Results folder (default: output/<scenario name>/). Replaced whole on
-    /// success, if fairsim wrote it (it holds fairsim-results.json) or it is empty.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Replace --out even if fairsim did not write it (never the current
-    /// folder or one of its parents).
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub output: crate::output::OutputArgs,
     /// Override the scenario's seed.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Print nothing but errors.
-    #[arg(long, short)]
-    pub quiet: bool,
     /// Which files to write (default: full, or summary with a notice when
     /// the logs would take more than 1 GB; give `--logs full` to insist).
     #[arg(long, value_enum)]
@@ -212,12 +203,12 @@ fn choose_logs(sc: &Scenario, load: &OfferedLoad, asked: Option<LogsArg>, quiet:
 /// Runs `fairsim run`.
 pub fn execute(args: RunArgs) -> Result<()> {
     let (mut sc, inline) = load_for_run(&args)?;
-    if !args.quiet || sc.traces.iter().any(|t| t.scan.bad_rows > 0) {
+    if !args.output.quiet || sc.traces.iter().any(|t| t.scan.bad_rows > 0) {
         eprint!("{}", trace_report(&sc));
     }
     // the demand does not depend on the seed or the policies: computed once
     let load = OfferedLoad::of(&sc);
-    if !args.quiet {
+    if !args.output.quiet {
         if let Some(w) = load.warning() {
             eprintln!("{}", style::paint(&w));
         }
@@ -227,17 +218,17 @@ pub fn execute(args: RunArgs) -> Result<()> {
     }
     scenario::select_policies(&mut sc, &args.policies, inline)?;
     let opts = RunOptions {
-        out: args.out.clone(),
-        logs: choose_logs(&sc, &load, args.logs, args.quiet),
+        out: args.output.out.clone(),
+        logs: choose_logs(&sc, &load, args.logs, args.output.quiet),
         audit: args.audit,
         no_plots: args.no_plots,
-        force: args.force,
+        force: args.output.force,
         overrides: overrides(&args),
         command: command_line(),
         started: started(),
         decisions: args.decisions,
     };
-    let show_progress = !args.quiet && std::io::stderr().is_terminal();
+    let show_progress = !args.output.quiet && std::io::stderr().is_terminal();
     let bar = show_progress.then(|| progress_bar(&sc, load.jobs));
     let labels: Vec<&str> = sc.policies.iter().map(|p| p.label.as_str()).collect();
     let progress = |label: &str, t: Time, jobs: u64| {
@@ -272,7 +263,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
                 .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
             print!("{doc}");
         }
-        FormatArg::Table if !args.quiet => {
+        FormatArg::Table if !args.output.quiet => {
             print!("{}", console::table(&rows));
             // stdout holds the table only, for pipes
             eprintln!(
