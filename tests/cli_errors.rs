@@ -235,8 +235,19 @@ fn validate_refuses_reserve_workers_past_its_topology_pool() {
         "bad.yaml:11:43: policy `reserve`: `workers: 4` must be between 1 and the pool's 3 workers";
     assert_eq!(bad_validate(yaml), expected);
     assert_eq!(error_line(&bad_run(yaml)), expected);
-    // 3 reserved workers fit the pool of 3
+    // the loader is the gate for every command: the entry is refused at
+    // its place even when `--policy` picks another, and by sweep
     let dir = tempdir();
+    let file = dir.path().join("bad.yaml");
+    std::fs::write(&file, yaml).unwrap();
+    let out = dir.path().join("out");
+    for args in [&["run", "--policy", "fifo"][..], &["sweep", "--set", "workers=4,5", "--seeds", "2"][..]] {
+        let assert =
+            fairsim().arg(args[0]).arg(&file).args(&args[1..]).arg("--out").arg(&out).assert().code(2);
+        assert_eq!(error_line(&String::from_utf8_lossy(&assert.get_output().stderr)), expected, "{args:?}");
+    }
+    assert!(!out.exists());
+    // 3 reserved workers fit the pool of 3
     let file = dir.path().join("ok.yaml");
     std::fs::write(&file, yaml.replace("workers: 4, topology", "workers: 3, topology")).unwrap();
     fairsim().arg("validate").arg(&file).assert().success();
