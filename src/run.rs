@@ -15,7 +15,6 @@ use crate::policy;
 use crate::policy::Policy;
 use crate::results::document::{self, Provenance};
 use crate::results::PolicyResult;
-use crate::scenario::policy_error;
 use crate::time::Time;
 use crate::topology::planner::Planner;
 use crate::topology::{Dispatcher, TopologyStats};
@@ -118,6 +117,15 @@ pub fn simulate_audited(
 ) -> Result<(RunStats, Audit)> {
     let (stats, audit, _) = run_engine(sc, spec, log_dir, None, true, None)?;
     Ok((stats, audit.unwrap_or_default()))
+}
+
+/// A builder's refusal, at the parameter's place. The loader's gate has
+/// built every entry it loaded (so `validate` refuses the same); what meets
+/// this is a scenario changed after loading: `check --workers`, or a policy
+/// `calibrate` and `check` name with default parameters.
+fn policy_error(sc: &Scenario, spec: &PolicySpec, e: crate::model::policy::ParamError) -> Error {
+    let (line, col) = e.param.and_then(|p| spec.params.place(p)).unwrap_or((spec.line, spec.column));
+    Error::input(&sc.source, line, col, format!("policy `{}`: {}", spec.kind, e.message))
 }
 
 fn run_engine(

@@ -210,3 +210,64 @@ fn a_bare_star_gets_a_hint_to_quote_it() {
     let line = error_line(&e);
     assert!(line.starts_with("bad.yaml:4:22: ") && line.ends_with("quote it: \"*\""), "{line}");
 }
+
+/// `validate` on `yaml`: exit 2, no panic; the error line as [`error_line`] gives it.
+fn bad_validate(yaml: &str) -> String {
+    let dir = tempdir();
+    let file = dir.path().join("bad.yaml");
+    std::fs::write(&file, yaml).unwrap();
+    let assert = fairsim().arg("validate").arg(&file).assert().code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    error_line(&stderr)
+}
+
+// What run refuses for a reason the scenario alone decides, validate refuses
+// with the same message at the same line and column.
+
+#[test]
+fn validate_refuses_reserve_workers_past_its_topology_pool() {
+    // line 11 `  - {policy: reserve, class: hi, workers: 4, topology: t}`: `{` at 5,
+    // `policy: reserve, ` 6-22, `class: hi, ` 23-33, `workers: ` 34-42, `4` at 43;
+    // the topology's one pool has 3 workers, the scenario's `workers` 4
+    let yaml = "workers: 4\nclasses: {hi: {priority: 1}}\nworkload:\n  - {tenant: A, class: hi, count: 2, service: 1s}\n  - {tenant: B, count: 2, service: 1s}\ntopologies:\n  t:\n    queues: [main]\n    pools: [{name: p, workers: 3, queues: [main]}]\npolicies:\n  - {policy: reserve, class: hi, workers: 4, topology: t}\n";
+    let expected =
+        "bad.yaml:11:43: policy `reserve`: `workers: 4` must be between 1 and the pool's 3 workers";
+    assert_eq!(bad_validate(yaml), expected);
+    assert_eq!(error_line(&bad_run(yaml)), expected);
+    // the loader is the gate for every command: the entry is refused at
+    // its place even when `--policy` picks another, and by sweep
+    let dir = tempdir();
+    let file = dir.path().join("bad.yaml");
+    std::fs::write(&file, yaml).unwrap();
+    let out = dir.path().join("out");
+    for args in [&["run", "--policy", "fifo"][..], &["sweep", "--set", "workers=4,5", "--seeds", "2"][..]] {
+        let assert =
+            fairsim().arg(args[0]).arg(&file).args(&args[1..]).arg("--out").arg(&out).assert().code(2);
+        assert_eq!(error_line(&String::from_utf8_lossy(&assert.get_output().stderr)), expected, "{args:?}");
+    }
+    assert!(!out.exists());
+    // 3 reserved workers fit the pool of 3
+    let file = dir.path().join("ok.yaml");
+    std::fs::write(&file, yaml.replace("workers: 4, topology", "workers: 3, topology")).unwrap();
+    fairsim().arg("validate").arg(&file).assert().success();
+}
+
+#[test]
+fn validate_refuses_every_arrivals_past_the_horizon() {
+    // arrivals at 0, 100000 d = 8.64e9 s and 2 x 8.64e9 = 1.728e10 s; the
+    // horizon is 2^53 us = 9.007e9 s, so the third is past it. The place is
+    // the entry's line (3), as the generator's error in run gives it.
+    let yaml = "workers: 1\nworkload:\n  - {tenant: A, arrivals: {every: 100000d, count: 3}, service: 1s}\n";
+    let expected = "bad.yaml:3: this workload entry drew an arrival time of 17280000000 s, past fairsim's horizon of 2^53 us (about 285 years); lower its rate gaps or service times";
+    assert_eq!(bad_validate(yaml), expected);
+    assert_eq!(error_line(&bad_run(yaml)), expected);
+    // two arrivals (0 and 8.64e9 s) stay inside the horizon: validate accepts them
+    let dir = tempdir();
+    let file = dir.path().join("ok.yaml");
+    std::fs::write(&file, yaml.replace("count: 3", "count: 2")).unwrap();
+    fairsim().arg("validate").arg(&file).assert().success();
+    // a `stop` (a duration, at most the horizon) ends the entry first
+    std::fs::write(&file, yaml.replace("count: 3", "count: 3, stop: 100001d")).unwrap();
+    fairsim().arg("validate").arg(&file).assert().success();
+}

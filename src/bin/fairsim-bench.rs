@@ -17,7 +17,8 @@
 //!   ratio, and the mean wait against Erlang C (0.36959 s for M/M/16 at 0.9);
 //! - `entries`: `entries-10k-many.yaml` (one workload entry per tenant,
 //!   10,000 entries) against `entries-10k-one.yaml` (the same load as one
-//!   entry spread over 10,000 tenants), end to end, paired runs;
+//!   entry spread over 10,000 tenants), end to end, paired runs, and the
+//!   time `fairsim validate` takes on the 10,000 entries (target < 1 s);
 //! - `replay`: a 2,000,000-row CSV trace written once from a generated
 //!   workload, replayed against that workload generated, for one policy and
 //!   for four, end to end, paired runs;

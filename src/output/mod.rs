@@ -2,6 +2,7 @@
 //! JSON, the charts and the HTML report; and the results folder they write
 //! into ([`folder`]).
 
+pub mod args;
 pub mod charts;
 pub mod console;
 pub mod decisions;
@@ -12,4 +13,5 @@ pub mod report;
 pub mod tables;
 pub mod topology;
 
+pub use args::OutputArgs;
 pub use folder::StagedDir;

@@ -6,13 +6,13 @@
 //! `docs/scenario.md`.
 
 mod load;
+pub mod named_map;
 pub mod raw;
 pub mod raw_sweep;
 #[cfg(test)]
 mod tests;
-pub mod yaml_subset;
 
 pub use load::{
-    inline_policy_error, load, load_for_trace, load_for_trace_str, load_str, load_unscanned,
-    load_unscanned_str, load_with_inline_policies, policy_error, MAX_SPREAD, RESERVED_LABELS,
+    is_inline, load, load_for_trace, load_for_trace_str, load_str, load_unscanned, load_unscanned_str,
+    load_with_inline_policies, select_policies, MAX_SPREAD, RESERVED_LABELS,
 };

@@ -10,11 +10,12 @@
 //! because untagged enums would lose the locations of the values inside them.
 
 use std::fmt;
-use std::marker::PhantomData;
 
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
+
+pub use super::named_map::NamedMap;
 
 /// A scalar written as a YAML string or number, kept as text.
 ///
@@ -77,46 +78,6 @@ pub struct Rate(pub Text);
 impl<'de> Deserialize<'de> for Rate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(TextVisitor("a rate such as 2/s, 120/m, 30/h or a number per second")).map(Rate)
-    }
-}
-
-/// A YAML mapping kept in file order: `name -> V`. Duplicate keys are
-/// rejected by serde-saphyr before they get here.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NamedMap<V>(pub Vec<(String, V)>);
-
-impl<V> Default for NamedMap<V> {
-    fn default() -> Self {
-        NamedMap(Vec::new())
-    }
-}
-
-struct NamedMapVisitor<V>(PhantomData<V>);
-
-impl<'de, V: Deserialize<'de>> Visitor<'de> for NamedMapVisitor<V> {
-    type Value = NamedMap<V>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a map of name: value")
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(NamedMap(Vec::new()))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value::<V>()?;
-            out.push((key, value));
-        }
-        Ok(NamedMap(out))
-    }
-}
-
-impl<'de, V: Deserialize<'de>> Deserialize<'de> for NamedMap<V> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(NamedMapVisitor(PhantomData))
     }
 }
 

@@ -14,7 +14,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::raw::NamedMap;
+use super::named_map::NamedMap;
 
 /// `set:`: a key's path -> its values.
 pub type RawSet = NamedMap<Spanned<Vec<Spanned<SweepValue>>>>;

@@ -18,24 +18,18 @@ use super::output::{self, Results, RunsTable};
 use super::runner::Shape;
 use super::shard::Shard;
 use crate::error::{Error, Result};
-use crate::output::StagedDir;
+use crate::output::{OutputArgs, StagedDir};
 
 /// Options of `fairsim merge`.
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("out", |a| a.required(true)))]
 pub struct MergeArgs {
     /// The shard folders written by `fairsim sweep --shard I/N`, every
     /// index once, in any order.
     #[arg(required = true, value_name = "DIR")]
     pub shards: Vec<PathBuf>,
-    /// Results folder; replaced whole on success, if fairsim wrote it or it is empty.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// Replace --out even if fairsim did not write it.
-    #[arg(long)]
-    pub force: bool,
-    /// Print nothing but errors.
-    #[arg(long, short)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// A shard folder as read.
@@ -317,7 +311,7 @@ fn scenario_of(p: &Part) -> Result<String> {
 
 /// Merges the shard folders into `--out`.
 pub fn execute(args: MergeArgs) -> Result<()> {
-    let out_real = args.out.canonicalize().ok();
+    let out_real = args.output.required_out()?.canonicalize().ok();
     if let Some(d) = args.shards.iter().find(|d| d.canonicalize().ok().is_some_and(|c| Some(c) == out_real)) {
         return Err(Error::Usage(format!(
             "--out {}: is one of the shard folders; give a new folder",
@@ -362,7 +356,7 @@ pub fn execute(args: MergeArgs) -> Result<()> {
         return Err(Error::Other(format!("merge: {} of {} runs gathered", rows.len(), shape.runs())));
     }
     let table = RunsTable::from_rows(header, rows, grid.axes.len(), &text);
-    let staged = StagedDir::new(&args.out, args.force, &output::marker())?;
+    let staged = StagedDir::new(args.output.required_out()?, args.output.force, &output::marker())?;
     let results = Results {
         grid: &grid,
         shape,
@@ -374,7 +368,7 @@ pub fn execute(args: MergeArgs) -> Result<()> {
     };
     output::write_results(staged.path(), &results)?;
     let out = staged.commit()?;
-    if !args.quiet {
+    if !args.output.quiet {
         eprintln!("merged {} shards ({} runs) into {}", parts.len(), shape.runs(), out.display());
     }
     Ok(())

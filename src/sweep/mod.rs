@@ -33,13 +33,14 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 use crate::model::Scenario;
-use crate::output::StagedDir;
-use crate::{policy, scenario};
+use crate::output::{OutputArgs, StagedDir};
+use crate::scenario;
 use grid::{Axis, Grid, Node};
 use runner::Shape;
 
 /// Options of `fairsim sweep`.
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("out", |a| a.required(true)))]
 pub struct SweepArgs {
     /// The scenario file (YAML).
     pub scenario: PathBuf,
@@ -67,21 +68,14 @@ pub struct SweepArgs {
     /// when it is among the policies, else the first).
     #[arg(long, value_name = "LABEL")]
     pub baseline: Option<String>,
-    /// Results folder; replaced whole on success, if fairsim wrote it or it is empty.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// Replace --out even if fairsim did not write it.
-    #[arg(long)]
-    pub force: bool,
     /// Run only shard I of N (0-based) of the (point, seed) pairs and write a
     /// shard folder for `fairsim merge`; `auto` reads a Slurm array task's
     /// SLURM_ARRAY_TASK_ID/COUNT or a Kubernetes Indexed Job's
     /// JOB_COMPLETION_INDEX (count: auto/N or FAIRSIM_SHARD_COUNT).
     #[arg(long, value_name = "I/N|auto|auto/N")]
     pub shard: Option<String>,
-    /// Print nothing but errors.
-    #[arg(long, short)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// What a refused scenario says, without the place in the generated text
@@ -142,9 +136,9 @@ pub fn execute(args: SweepArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) ->
     let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let manifest = manifest(&points[0], &text, &grid, seed_count, &labels, &labels[baseline]);
     // before any run: a bad --out fails at once
-    let staged = StagedDir::new(&args.out, args.force, &output::marker())?;
+    let staged = StagedDir::new(args.output.required_out()?, args.output.force, &output::marker())?;
 
-    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
+    let bar = (!args.output.quiet && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::new(indices.len() as u64);
         if let Ok(s) = indicatif::ProgressStyle::with_template("sweep [{bar:30}] {pos}/{len} runs, ETA {eta}")
         {
@@ -182,7 +176,7 @@ pub fn execute(args: SweepArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) ->
         }
     }
     let out = staged.commit()?;
-    if !args.quiet {
+    if !args.output.quiet {
         let part =
             shard.map_or(String::new(), |s| format!("shard {}/{}: {} of ", s.index, s.count, indices.len()));
         eprintln!(
@@ -214,10 +208,8 @@ fn point_scenarios(
     let tree = Node::parse(text).map_err(|e| Error::Usage(format!("{}: {e}", args.scenario.display())))?;
     let prepare = |text: &str| -> Result<Scenario> {
         let mut sc = scenario::load_str(text, &args.scenario)?;
+        // the loader and the selection build every policy once (the gate)
         select(&mut sc)?;
-        for spec in &sc.policies {
-            policy::build(spec, &sc).map_err(|e| scenario::policy_error(&sc, spec, e))?;
-        }
         Ok(sc)
     };
     for (a, axis) in grid.axes.iter().enumerate() {

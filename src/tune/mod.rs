@@ -33,6 +33,8 @@ use search::{bisect, grid_points, Context, Evaluated, Prefer};
 
 /// Options of `fairsim tune`.
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("out", |a| a.required(true)))]
+#[command(mut_arg("quiet", |a| a.help("Print the answer only, no progress notes.")))]
 pub struct TuneArgs {
     /// The scenario file (YAML).
     pub scenario: PathBuf,
@@ -67,15 +69,8 @@ pub struct TuneArgs {
     /// Runs at once (default: the number of CPUs).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
-    /// Results folder; replaced whole on success, if fairsim wrote it or it is empty.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// Replace --out even if fairsim did not write it.
-    #[arg(long)]
-    pub force: bool,
-    /// Print the answer only, no progress notes.
-    #[arg(long, short)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub output: crate::output::OutputArgs,
 }
 
 /// Runs the search; `select` keeps the policy `--policy` names.
@@ -157,9 +152,9 @@ pub fn execute(args: TuneArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) -> 
     ctx.check_values()?;
     let marker = serde_json::json!({"fairsim": env!("CARGO_PKG_VERSION"), "tune": "tune.json"});
     // before any run: a bad --out fails at once
-    let staged = StagedDir::new(&args.out, args.force, &format!("{marker:#}\n"))?;
+    let staged = StagedDir::new(args.output.required_out()?, args.output.force, &format!("{marker:#}\n"))?;
     let total: usize = params.iter().map(Param::count).fold(1, usize::saturating_mul);
-    if !args.quiet {
+    if !args.output.quiet {
         eprintln!("tune: {}", search.plan(&params, total, seeds));
     }
     let started = std::time::Instant::now();
@@ -221,7 +216,7 @@ pub fn execute(args: TuneArgs, select: &dyn Fn(&mut Scenario) -> Result<()>) -> 
     for line in summary.lines(&ctx, &verdict) {
         println!("{line}");
     }
-    if !args.quiet {
+    if !args.output.quiet {
         eprintln!(
             "{} runs in {:.2}s; results in {}",
             shape.runs(),

@@ -16,10 +16,10 @@ use super::require::Requirement;
 use crate::error::{Error, Result};
 use crate::model::Scenario;
 use crate::results::PolicyResult;
+use crate::scenario;
 use crate::sweep::grid::{Grid, Node};
 use crate::sweep::runner::{self, RunResult, Shape};
 use crate::sweep::stats::Estimate;
-use crate::{policy, scenario};
 
 /// One evaluated point.
 #[derive(Debug, Clone)]
@@ -90,10 +90,12 @@ impl Context<'_> {
         };
         let text = grid.text_with(self.tree, &at).map_err(refused)?;
         let mut sc = scenario::load_str(&text, self.path).map_err(|e| refused(message(e)))?;
-        (self.select)(&mut sc)?;
-        for spec in &sc.policies {
-            policy::build(spec, &sc).map_err(|e| refused(message(scenario::policy_error(&sc, spec, e))))?;
-        }
+        // the loader and the selection build every policy once (the gate)
+        (self.select)(&mut sc).map_err(|e| match e {
+            // a policy named with default parameters that the gate refused
+            Error::Input { .. } => refused(message(e)),
+            other => other,
+        })?;
         Ok(sc)
     }
 

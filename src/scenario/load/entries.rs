@@ -26,6 +26,9 @@ impl Builder<'_> {
             None => 0,
         };
         let arrivals = self.build_arrivals(r, line, col)?;
+        if !self.workload_optional {
+            self.check_horizon(&arrivals, line)?;
+        }
         let Some(service) = &r.service else {
             return Err(self.err_line(
                 line,
@@ -68,6 +71,33 @@ impl Builder<'_> {
             slice,
             declared,
         })
+    }
+
+    /// `every` arrivals are fixed by `start`, `every` and `count`: when one
+    /// of them would fall past the horizon, the run would stop there, so
+    /// the loader refuses it with the generator's own message and place
+    /// (the entry's line), and validate says what run says. (A `--trace`
+    /// replaces the workload, so then it is not checked.)
+    fn check_horizon(&self, arrivals: &ArrivalSpec, line: usize) -> Result<()> {
+        let ArrivalSpec::Every { every, start, stop: None, count: Some(count) } = *arrivals else {
+            // a `stop` is a duration, at most the horizon: it ends the
+            // entry before any arrival past it
+            return Ok(());
+        };
+        // the first arrival index whose time passes the horizon
+        let k = (HORIZON.saturating_sub(start)) / every.max(1) + 1;
+        if k >= count {
+            return Ok(());
+        }
+        let t = start + k * every; // at most HORIZON + every <= 2^54
+        Err(self.err_line(
+            line,
+            0,
+            format!(
+                "this workload entry drew an arrival time of {} s, past {HORIZON_TEXT}; lower its rate gaps or service times",
+                crate::time::fmt_secs(t)
+            ),
+        ))
     }
 
     /// `declared: {factor: 0.1}`: what the tenant claims, as a multiple of

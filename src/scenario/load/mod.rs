@@ -6,6 +6,7 @@
 mod admission;
 mod entries;
 mod faults;
+mod gate;
 mod policies;
 mod tenants;
 mod topology;
@@ -20,7 +21,8 @@ use crate::error::{Error, Result};
 use crate::model::*;
 use crate::time::{parse_duration, to_secs_f64, Time, SECOND};
 
-pub use policies::{inline_policy_error, policy_error, RESERVED_LABELS};
+pub use gate::{is_inline, select_policies};
+pub use policies::RESERVED_LABELS;
 
 /// Largest number of tenants a `tenants: {count: N}` spread may generate.
 pub const MAX_SPREAD: u32 = 10_000_000;
@@ -136,6 +138,7 @@ pub fn load_with_inline_policies(
         }
         Ok(())
     })?;
+    gate::check_inline(&sc, inline, &specs)?;
     Ok((sc, specs))
 }
 
@@ -160,16 +163,15 @@ fn load_inner(
     if text.trim().is_empty() {
         return Err(empty());
     }
-    let raw: RawScenario = match super::yaml_subset::from_str(text) {
-        Some(raw) => raw,
-        None => serde_saphyr::from_str(text).map_err(|e| yaml_error(path, &e))?,
-    };
+    let raw: RawScenario = serde_saphyr::from_str(text).map_err(|e| yaml_error(path, &e))?;
     if raw.is_empty() {
         return Err(empty());
     }
     let mut b = Builder::new(path);
     b.workload_optional = trace_given;
-    b.build(raw, extra)
+    let sc = b.build(raw, extra)?;
+    gate::check_policies(&sc)?;
+    Ok(sc)
 }
 
 /// Converts a serde-saphyr error into an input error with its location and a hint.

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use serde_saphyr::Spanned;
 
 use super::{pos, Builder};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::*;
 use crate::policy::{self, PolicyInfo};
 use crate::scenario::raw::*;
@@ -498,27 +498,7 @@ fn show(v: &RawValue) -> String {
     }
 }
 
-/// Maps a builder's complaint about a policy's parameters to an input error
-/// at the parameter's place (or the entry's).
-pub fn policy_error(sc: &Scenario, spec: &PolicySpec, e: crate::model::policy::ParamError) -> Error {
-    policy_error_in(&sc.source, spec, e)
-}
-
-/// [`policy_error`] for an entry given inline as `--policy TEXT`.
-pub fn inline_policy_error(text: &str, spec: &PolicySpec, e: crate::model::policy::ParamError) -> Error {
-    policy_error_in(&inline_source(text), spec, e)
-}
-
 /// What errors in an inline `--policy` entry name instead of a file.
-fn inline_source(text: &str) -> PathBuf {
+pub(super) fn inline_source(text: &str) -> PathBuf {
     PathBuf::from(format!("--policy '{text}'"))
-}
-
-fn policy_error_in(
-    source: &std::path::Path,
-    spec: &PolicySpec,
-    e: crate::model::policy::ParamError,
-) -> Error {
-    let (line, col) = e.param.and_then(|p| spec.params.place(p)).unwrap_or((spec.line, spec.column));
-    Error::input(source, line, col, format!("policy `{}`: {}", spec.kind, e.message))
 }

@@ -1,0 +1,65 @@
+//! `fairsim validate`: check a scenario file and print what it describes,
+//! without simulating. The loader is the gate: what it accepts, `run`
+//! accepts (for reasons the scenario alone decides).
+
+use std::path::Path;
+
+use super::run::trace_report;
+use super::style;
+use crate::error::Result;
+use crate::output::load::OfferedLoad;
+use crate::scenario;
+use crate::time::fmt_secs;
+
+/// Runs `fairsim validate`.
+pub fn execute(path: &Path) -> Result<()> {
+    // the loader builds every policy entry once, as its run will
+    let sc = scenario::load(path)?;
+    println!("{}: ok", path.display());
+    println!("  name: {}, seed: {}, tick: {}s", sc.name, sc.seed, fmt_secs(sc.tick));
+    if sc.workers == u32::MAX {
+        println!("  workers: unlimited");
+    } else {
+        println!("  workers: {}", sc.workers);
+    }
+    for (n, c) in &sc.resources {
+        println!("  resource {n}: {c}");
+    }
+    println!(
+        "  tenants: {}, classes: {}, workload entries: {}",
+        sc.tenants.len(),
+        sc.classes.len(),
+        sc.workload.len() + sc.traces.len()
+    );
+    for line in trace_report(&sc).lines() {
+        println!("  {line}");
+    }
+    let labels: Vec<String> = sc.policies.iter().map(|p| format!("{} ({})", p.label, p.kind)).collect();
+    println!("  policies: {}", labels.join(", "));
+    let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+    for t in &sc.topologies {
+        let shape = match &t.planner {
+            Some(_) => "a planner in front of `main`".to_string(),
+            None => format!(
+                "{}, {}",
+                n(t.queues.len(), "queue", "queues"),
+                n(t.route.len(), "routing rule", "routing rules")
+            ),
+        };
+        let workers = match t.workers() {
+            u32::MAX => "unlimited workers (resources only)".to_string(),
+            w => n(w as usize, "worker", "workers"),
+        };
+        println!("  topology {}: {shape}, {} with {workers}", t.name, n(t.pools.len(), "pool", "pools"));
+    }
+    let load = OfferedLoad::of(&sc);
+    for line in load.lines() {
+        println!("  {line}");
+    }
+    let bytes = crate::output::estimate::log_bytes(&sc, &load);
+    println!("  full logs: about {} for all policies", crate::output::estimate::human_bytes(bytes));
+    if let Some(w) = load.warning() {
+        eprintln!("{}", style::paint(&w));
+    }
+    Ok(())
+}
