@@ -149,6 +149,15 @@ impl Logs {
     }
 
     /// A queued job was dropped; `queued` is its tenant's queue length after.
+    /// A queued job left the queue without starting and will come back.
+    pub fn on_withdrawn(&mut self, job: &Job, queued: u64) {
+        self.on_expired(job, queued);
+        self.series.on_dropped(job);
+        if let Some(q) = self.queues.as_mut() {
+            q.on_dropped(job);
+        }
+    }
+
     pub fn on_expired(&mut self, job: &Job, queued: u64) {
         if queued == 0 {
             self.ticks.set_waiting(job.tenant, false);
