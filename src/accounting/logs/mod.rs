@@ -148,8 +148,8 @@ impl Logs {
         }
     }
 
-    /// A queued job was dropped; `queued` is its tenant's queue length after.
-    /// A queued job left the queue without starting and will come back.
+    /// A queued job left the queue without starting and will come back;
+    /// `queued` is its tenant's queue length after.
     pub fn on_withdrawn(&mut self, job: &Job, queued: u64) {
         self.on_expired(job, queued);
         self.series.on_dropped(job);
@@ -158,6 +158,7 @@ impl Logs {
         }
     }
 
+    /// A queued job was dropped; `queued` is its tenant's queue length after.
     pub fn on_expired(&mut self, job: &Job, queued: u64) {
         if queued == 0 {
             self.ticks.set_waiting(job.tenant, false);
