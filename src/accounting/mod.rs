@@ -317,6 +317,22 @@ impl Recorder {
         }
     }
 
+    /// Jobs may first become claimable after their arrival (an `on_cap`
+    /// delay); to be said before the run starts.
+    pub fn set_ages_apart(&mut self) {
+        self.tally.set_ages_apart();
+    }
+
+    /// A queued job left the queue without starting and will come back
+    /// (an `on_cap` delay); `queued` is its tenant's queue length after.
+    pub fn on_withdrawn(&mut self, job: &Job, queued: u64) {
+        self.events += 1;
+        self.tally.on_withdrawn(job);
+        if let Some(l) = self.logs.as_mut() {
+            l.on_withdrawn(job, queued);
+        }
+    }
+
     /// A job's life ended.
     pub fn on_end(&mut self, sc: &Scenario, job: &Job, now: Time, outcome: Outcome) -> Result<()> {
         self.events += 1;

@@ -69,6 +69,12 @@ pub struct Tally {
     /// Wasted and lost worker time per tenant (see [`GroupStats::wasted`]),
     /// kept aside likewise: only failures, slowdowns and kills touch it.
     wasted: std::collections::HashMap<TenantId, (Time, Time)>,
+    /// Whether a job may first become claimable after its arrival (admission
+    /// defers and re-sends, a planner's ledger, `on_cap` delays): its wait
+    /// (from arrival) is then not its claimable age, and each first start
+    /// raises `oldest_age_max` itself. Otherwise the two are equal and the
+    /// largest wait gives `oldest_age_max` at the end, for free.
+    ages_apart: bool,
 }
 
 impl Tally {
@@ -92,6 +98,7 @@ impl Tally {
             ),
             deferred: std::collections::HashMap::new(),
             wasted: std::collections::HashMap::new(),
+            ages_apart: !sc.admission.is_empty() || sc.run_topology().is_some_and(|t| t.planner.is_some()),
         }
     }
 
@@ -110,12 +117,32 @@ impl Tally {
         self.fair_classes.on_queued(job.class as usize, job.service);
     }
 
+    /// Jobs may first become claimable after their arrival (see `ages_apart`);
+    /// to be said before the first start.
+    pub fn set_ages_apart(&mut self) {
+        self.ages_apart = true;
+    }
+
+    /// A queued job left the queue without starting (see [`super::Recorder::on_withdrawn`]).
+    pub fn on_withdrawn(&mut self, job: &Job) {
+        self.fair_tenants.on_dropped(job.tenant as usize, job.service);
+        self.fair_classes.on_dropped(job.class as usize, job.service);
+    }
+
     pub fn on_start(&mut self, job: &Job, now: Time) {
         let age = now - job.ready;
         if job.slices == 1 {
-            // its first start (not a later slice of its first attempt): its age is its wait; the groups' oldest_age_max take the largest
-            // wait at the end (see `finish`), so the tenant's figures are not touched now
-            self.samples.wait(age, job.tenant, job.class);
+            // its first start (not a later slice of its first attempt): waits
+            // count from arrival (docs/metrics.md), whatever held the job
+            // before it became claimable
+            self.samples.wait(now - job.arrival, job.tenant, job.class);
+            if self.ages_apart {
+                self.raise_oldest_age(job, age);
+            } else {
+                // its age is its wait: the groups' oldest_age_max take the largest
+                // wait at the end (see `finish`), so the tenant's figures are not touched now
+                debug_assert_eq!(job.ready, job.arrival, "a job claimable after its arrival");
+            }
         } else {
             self.raise_oldest_age(job, age);
         }
@@ -271,7 +298,9 @@ impl Tally {
         );
         for g in std::iter::once(&mut stats.all).chain(&mut groups).chain(&mut stats.classes) {
             g.jobs = g.completed + g.failed + g.rejected + g.expired + g.unfinished;
-            g.oldest_age_max = g.oldest_age_max.max(g.wait_max().unwrap_or(0));
+            if !self.ages_apart {
+                g.oldest_age_max = g.oldest_age_max.max(g.wait_max().unwrap_or(0));
+            }
         }
         stats.tenants = ids.into_iter().zip(groups).collect();
         self.stats

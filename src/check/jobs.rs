@@ -140,6 +140,11 @@ fn common_slice(sc: &Scenario) -> Option<i64> {
     }
 }
 
+/// Whether a policy of the scenario may stop running attempts (`preempt`).
+fn may_stop(sc: &Scenario) -> bool {
+    sc.policies.iter().any(|p| p.params.value("preempt").is_some())
+}
+
 /// The intervals `[a, b)` the job surely held a worker, and whether they
 /// are all of them. An unsliced job's attempts each last `service`: the
 /// first starts at `start`, the last ends at `finish`; a third attempt or
@@ -159,14 +164,20 @@ pub fn busy(sc: &Scenario, j: &JobRow) -> (Vec<(i64, i64)>, bool) {
         return (vec![(s, s + first.min(f - s))], false);
     }
     if j.sliced() {
+        // a preempting policy may have stopped the first slice early (the
+        // extra start is all jobs.csv shows of it)
         return match common_slice(sc) {
-            Some(slice) if slice > 0 => (vec![(s, s + slice)], false),
+            Some(slice) if slice > 0 && !may_stop(sc) => (vec![(s, s + slice)], false),
             _ => (Vec::new(), false),
         };
     }
+    // a slowdown stretches an attempt past `service`: one attempt is
+    // `[start, finish)` whatever its length, two are known only as at least
+    // `service` each
+    let exact = sc.slowdowns.is_empty();
     match j.attempts {
-        1 => (vec![(s, s + j.service)], true),
-        2 => (vec![(s, s + j.service), (f - j.service, f)], true),
+        1 => (vec![(s, f)], true),
+        2 => (vec![(s, s + j.service), (f - j.service, f)], exact),
         _ => (vec![(s, s + j.service), (f - j.service, f)], false),
     }
 }

@@ -79,7 +79,10 @@ pub fn log_agrees(run: &Run) -> RuleResult {
         let e = queue.entry(j.tenant.as_str()).or_insert(Some(Vec::new()));
         // a job that expired unstarted has no finish: when it left the queue is unknown
         let known_end = j.start.is_some() || j.finish.is_some();
-        let simple = j.attempts <= 1 && j.slices <= 1 && j.outcome != "unfinished" && known_end;
+        // one that started and then expired was stopped (a capacity loss,
+        // a preemption) and waited again: its waits are two pieces
+        let restarted = j.outcome == "expired" && j.start.is_some();
+        let simple = j.attempts <= 1 && j.slices <= 1 && j.outcome != "unfinished" && known_end && !restarted;
         match (e.as_mut(), claimable(&run.sc, j, after)) {
             (Some(v), Some(c)) if simple => v.push((c, j.start.or(j.finish).unwrap_or(i64::MAX))),
             _ => *e = None,

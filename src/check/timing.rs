@@ -25,7 +25,9 @@ pub fn ends_once(run: &Run) -> RuleResult {
         let ok = match j.outcome.as_str() {
             "completed" | "failed" => j.start.is_some() && j.finish.is_some() && j.attempts >= 1,
             "rejected" => j.start.is_none() && j.finish.is_none() && j.attempts == 0,
-            "expired" => (j.attempts == 0) == j.start.is_none() && j.start.is_some() == j.finish.is_some(),
+            // started is `slices` (every start), not `attempts`: a start a
+            // capacity loss or preemption stopped is no attempt
+            "expired" => (j.slices == 0) == j.start.is_none() && j.start.is_some() == j.finish.is_some(),
             // still queued or running when the run stopped
             "unfinished" => j.finish.is_none(),
             _ => false,

@@ -55,6 +55,11 @@ pub struct TenantLoad {
     pub cap: u32,
     /// Set while the policy has set the tenant aside after a failed check.
     pub parked: Option<Skip>,
+    /// `on_cap: {delay}`: the next job refused at the cap is handed to the
+    /// engine to wait out its delay, instead of the tenant being parked (one
+    /// per stretch at the cap: its later jobs wait in place, as under `hold`,
+    /// so that only the refused job is delayed). Reset when the cap frees.
+    pub delay_refusal: bool,
     /// Jobs completed so far. Counted here, beside the counters a finish
     /// updates anyway, rather than in a recorder array: with 100,000 tenants
     /// that would be one more cache miss per job.
@@ -85,6 +90,12 @@ impl Gate<'_> {
     pub fn admit(&mut self, job: &Job) -> bool {
         let t = &mut self.tenants[job.tenant as usize];
         let reason = if !self.borrow && t.running >= t.cap {
+            if t.delay_refusal {
+                // the engine takes the job out for its delay instead of starting it
+                t.delay_refusal = false;
+                self.skips.push((job.tenant, Skip::AtCap));
+                return true;
+            }
             Some(Skip::AtCap)
         } else if !fits(&job.cost, &self.free) {
             Some(Skip::NoFit)

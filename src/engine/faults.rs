@@ -18,9 +18,9 @@
 use std::collections::{HashMap, HashSet};
 
 use super::Engine;
-use crate::core::{JobState, Skip, Slot};
+use crate::core::{JobState, Slot};
 use crate::error::Result;
-use crate::model::{faults::slowed, CapacityChange, Loss, Scenario, Slowdown};
+use crate::model::{faults::slowed, CapacityChange, Loss, Scenario, Slowdown, TenantId};
 use crate::time::Time;
 
 /// The engine's state of capacity changes and slowdowns.
@@ -233,12 +233,7 @@ impl Engine<'_> {
         for (free, c) in self.free_res.iter_mut().zip(cost) {
             *free += c;
         }
-        let load = &mut self.loads[t];
-        load.running -= 1;
-        if load.parked == Some(Skip::AtCap) && load.running < load.cap && self.cap_delay.is_none() {
-            load.parked = None;
-            self.policy.unpark(t as u32, &self.jobs, now);
-        }
+        self.running_ended(t as TenantId);
         // the stopped attempt does not count as one (it shows in `slices`,
         // every start); a killed slice of a resumed attempt continues it
         let restarts_attempt = self.sliced.get(&slot).is_none_or(|s| s.done == 0);

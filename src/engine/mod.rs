@@ -100,10 +100,10 @@ pub struct Engine<'s> {
     /// The run's own slicing (a policy entry's `slice`), for jobs whose
     /// entry sets none.
     run_slice: Option<crate::model::Slicing>,
-    /// `on_cap: {delay}`: tenants refused at their cap come back at these
-    /// times, not when one of their jobs ends.
+    /// `on_cap: {delay}`: a job refused at its tenant's cap comes back this
+    /// much later; the refused jobs waiting it out, by (time, job id, slot).
     cap_delay: Option<Time>,
-    delayed: std::collections::BinaryHeap<std::cmp::Reverse<(Time, TenantId)>>,
+    delayed: std::collections::BinaryHeap<std::cmp::Reverse<(Time, u64, Slot)>>,
     now: Time,
     jobs: JobTable,
     loads: Vec<TenantLoad>,
@@ -193,6 +193,12 @@ impl<'s> Engine<'s> {
     /// (a policy entry's `on_cap: {delay}`), not when the cap frees.
     pub fn with_cap_delay(mut self, d: Option<Time>) -> Self {
         self.cap_delay = d;
+        for l in &mut self.loads {
+            l.delay_refusal = d.is_some();
+        }
+        if d.is_some() {
+            self.rec.set_ages_apart();
+        }
         self
     }
 
@@ -432,6 +438,9 @@ impl<'s> Engine<'s> {
             self.sort_parked();
             self.end_expired()?;
             match pick {
+                Some(slot) if self.cap_delay.is_some() && !borrow && self.at_cap(slot) => {
+                    self.delay_refused(slot);
+                }
                 Some(slot) => {
                     self.start(slot)?;
                     if let Some(d) = self.decisions.as_mut() {
@@ -544,12 +553,7 @@ impl<'s> Engine<'s> {
         for (free, c) in self.free_res.iter_mut().zip(cost) {
             *free += c;
         }
-        let load = &mut self.loads[t as usize];
-        load.running -= 1;
-        if load.parked == Some(Skip::AtCap) && load.running < load.cap && self.cap_delay.is_none() {
-            load.parked = None;
-            self.policy.unpark(t, &self.jobs, now);
-        }
+        self.running_ended(t);
         // freed resources may let a parked job fit now
         for u in std::mem::take(&mut self.parked_no_fit) {
             if self.loads[u as usize].parked == Some(Skip::NoFit) {

@@ -2,7 +2,7 @@
 //! workers over caps, `on_cap` delays, and listing the parked in the log.
 
 use super::Engine;
-use crate::core::Skip;
+use crate::core::{Skip, Slot};
 use crate::model::TenantId;
 
 impl Engine<'_> {
@@ -69,25 +69,63 @@ impl Engine<'_> {
             let l = &loads[t as usize];
             l.parked.filter(|_| l.queued > 0).map(|r| (t, r))
         });
-        // refused at their cap, now waiting out an `on_cap` delay
-        let delayed = self.delayed.iter().map(|r| r.0 .1).filter_map(|t| {
-            let l = &loads[t as usize];
-            (l.parked == Some(Skip::AtCap) && l.queued > 0).then_some((t, Skip::Delayed))
-        });
-        self.rec.on_still_parked(parked.chain(delayed));
+        // a job refused at the cap, now waiting out its `on_cap` delay
+        let mut delayed: Vec<TenantId> = self.delayed.iter().map(|r| self.jobs.get(r.0 .2).tenant).collect();
+        delayed.sort_unstable();
+        delayed.dedup();
+        self.rec.on_still_parked(parked.chain(delayed.into_iter().map(|t| (t, Skip::Delayed))));
     }
 
-    /// Puts back the tenants whose `on_cap` delay ends now.
+    /// A running attempt of tenant `t` ended: below its cap again, the
+    /// tenant is claimable (unparked) and, under `on_cap: {delay}`, its next
+    /// refusal at the cap starts a new stretch there.
+    #[inline]
+    pub(super) fn running_ended(&mut self, t: TenantId) {
+        let load = &mut self.loads[t as usize];
+        load.running -= 1;
+        if load.running < load.cap {
+            load.delay_refusal = self.cap_delay.is_some();
+            if load.parked == Some(Skip::AtCap) {
+                load.parked = None;
+                self.policy.unpark(t, &self.jobs, self.now);
+            }
+        }
+    }
+
+    /// Whether the tenant of the job in `slot` is at its cap.
+    pub(super) fn at_cap(&self, slot: Slot) -> bool {
+        let l = &self.loads[self.jobs.get(slot).tenant as usize];
+        l.running >= l.cap
+    }
+
+    /// `on_cap: {delay}`: the gate refused the job in `slot` at its tenant's
+    /// cap and the policy handed it over: it leaves the queue and becomes
+    /// claimable again one delay later (the SQL claim's `available_at`). To
+    /// the policy the refused claim is a claim that ended at once, as a
+    /// stopped attempt is.
+    pub(super) fn delay_refused(&mut self, slot: Slot) {
+        let d = self.cap_delay.expect("only under on_cap: {delay}");
+        let now = self.now;
+        let job = self.jobs.get_mut(slot);
+        // a later `ready` also retires the job's entries in the logs' oldest-age queues
+        job.ready = now + d;
+        let (t, seq) = (job.tenant as usize, job.seq);
+        self.loads[t].queued -= 1;
+        self.queued_total -= 1;
+        let job = self.jobs.get(slot);
+        self.policy.on_finish(job, now);
+        self.rec.on_withdrawn(job, self.loads[t].queued);
+        self.delayed.push(std::cmp::Reverse((now + d, seq, slot)));
+    }
+
+    /// Puts back the refused jobs whose `on_cap` delay ends now.
     pub(super) fn end_delays(&mut self) {
-        while let Some(&std::cmp::Reverse((at, t))) = self.delayed.peek() {
+        while let Some(&std::cmp::Reverse((at, _, slot))) = self.delayed.peek() {
             if at > self.now {
                 break;
             }
             self.delayed.pop();
-            if self.loads[t as usize].parked == Some(Skip::AtCap) {
-                self.loads[t as usize].parked = None;
-                self.policy.unpark(t, &self.jobs, self.now);
-            }
+            self.enqueue(slot);
         }
     }
 
@@ -95,10 +133,7 @@ impl Engine<'_> {
     pub(super) fn sort_parked(&mut self) {
         for t in self.gate_parked.drain(..) {
             match self.loads[t as usize].parked {
-                Some(Skip::AtCap) => match self.cap_delay {
-                    Some(d) => self.delayed.push(std::cmp::Reverse((self.now + d, t))),
-                    None => self.parked_at_cap.push(t),
-                },
+                Some(Skip::AtCap) => self.parked_at_cap.push(t),
                 Some(_) => self.parked_no_fit.push(t),
                 None => {}
             }

@@ -27,6 +27,10 @@ impl Engine<'_> {
             if !w.fits(now, limit, window) {
                 let job = job.clone();
                 self.rec.on_end(self.sc, &job, now, Outcome::Failed)?;
+                // its slicing, reset for the retry that will not come, would
+                // otherwise cut the next job given this slot into slices of
+                // work it does not have (issue 27 item 4: an endless loop)
+                self.sliced.remove(&slot);
                 self.jobs.remove(slot);
                 return Ok(());
             }

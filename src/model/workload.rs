@@ -84,6 +84,24 @@ impl ArrivalSpec {
     }
 }
 
+impl EntrySpec {
+    /// Expected starts on a worker per job: one per slice when the job runs
+    /// in slices (its entry's `slice`, else the run's), one otherwise.
+    /// Failed attempts aside: every start is an event and a dispatch row, so
+    /// this is what the run's time and log size follow.
+    pub fn starts_per_job(&self, run: Option<Slicing>) -> f64 {
+        match self.slice.or(run) {
+            Some(s) => (self.service.mean_secs() / (s.slice.max(1) as f64 / 1e6)).ceil().max(1.0),
+            None => 1.0,
+        }
+    }
+
+    /// Expected starts of the whole entry (see [`EntrySpec::starts_per_job`]).
+    pub fn expected_starts(&self, run: Option<Slicing>) -> f64 {
+        self.arrivals.expected_count() * self.starts_per_job(run)
+    }
+}
+
 impl ServiceSpec {
     /// The distribution's mean, in seconds.
     pub fn mean_secs(&self) -> f64 {

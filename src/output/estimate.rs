@@ -27,9 +27,17 @@ pub fn log_bytes(sc: &Scenario, load: &OfferedLoad) -> f64 {
     let active = tenants.min(2.0 * workers.min(jobs));
     // the tenant and class series twice: per policy and gathered at the top
     let per_tick = 60.0 + tenants * name + 2.0 * (active * (name + 30.0) + sc.classes.len() as f64 * 40.0);
-    let per_job = 90.0 + 40.0; // jobs.csv, and dispatches.csv's row per start
-
-    sc.policies.len() as f64 * (jobs * per_job + ticks * per_tick)
+    // jobs.csv's row per job, dispatches.csv's per start: one per slice of
+    // a sliced job (each policy may slice differently)
+    let (per_job, per_start) = (90.0, 40.0);
+    sc.policies
+        .iter()
+        .map(|p| {
+            let extra: f64 =
+                sc.workload.iter().map(|e| e.expected_starts(p.slice) - e.arrivals.expected_count()).sum();
+            jobs * per_job + (jobs + extra) * per_start + ticks * per_tick
+        })
+        .sum()
 }
 
 /// A byte count in words: `1.4 GB`.

@@ -148,6 +148,16 @@ impl Logs {
         }
     }
 
+    /// A queued job left the queue without starting and will come back;
+    /// `queued` is its tenant's queue length after.
+    pub fn on_withdrawn(&mut self, job: &Job, queued: u64) {
+        self.on_expired(job, queued);
+        self.series.on_dropped(job);
+        if let Some(q) = self.queues.as_mut() {
+            q.on_dropped(job);
+        }
+    }
+
     /// A queued job was dropped; `queued` is its tenant's queue length after.
     pub fn on_expired(&mut self, job: &Job, queued: u64) {
         if queued == 0 {

@@ -395,6 +395,14 @@ impl<'a> Builder<'a> {
                 format!("`slice` of `{}` cuts a job of mean size into more than a million slices; use a longer slice", p.label),
             ));
         }
+        let starts: f64 = workload.iter().map(|e| e.expected_starts(Some(s))).sum();
+        if starts > MAX_JOBS as f64 {
+            return Err(self.err_line(
+                p.line,
+                p.column,
+                format!("`slice` of `{}` makes about {starts:.3e} starts on a worker (each slice starts like a job); fairsim simulates at most {MAX_JOBS} per run, so use a longer slice", p.label),
+            ));
+        }
         Ok(())
     }
 
@@ -491,6 +499,15 @@ impl<'a> Builder<'a> {
             return Err(self.err_at(
                 w,
                 format!("the workload describes about {jobs:.3e} jobs; fairsim simulates at most {MAX_JOBS} per run, so lower counts, rates or stop times"),
+            ));
+        }
+        // a slice starts like a job (an event, a dispatch row): slices count
+        // in the same limit, or a tiny slice makes the run endless
+        let starts: f64 = entries.iter().map(|e| e.expected_starts(None)).sum();
+        if starts > MAX_JOBS as f64 {
+            return Err(self.err_at(
+                w,
+                format!("the workload's slices make about {starts:.3e} starts on a worker (each slice starts like a job); fairsim simulates at most {MAX_JOBS} per run, so use longer slices or fewer jobs"),
             ));
         }
         Ok((entries, traces))

@@ -1,0 +1,111 @@
+//! `fairsim check` accepts fairsim's own correct output (issue 27 item 7):
+//! three runs the checker misread, each with the engine's figures derived
+//! by hand, so that it is the checker, not the engine, that was wrong.
+
+mod common;
+
+use common::*;
+
+/// Runs `text` with full logs, then `fairsim check` on the folder; the
+/// jobs.csv rows of `label` by job id and check's exit code and output.
+fn run_and_check(
+    text: &str,
+    label: &str,
+) -> (Vec<std::collections::HashMap<String, String>>, Option<i32>, String) {
+    let (dir, out) = run_yaml(text, &["--no-plots", "--logs", "full"]);
+    let mut jobs = read_csv(&out.join(label).join("jobs.csv"));
+    jobs.sort_by_key(|j| j["job"].parse::<u64>().expect("job id"));
+    let o = fairsim().arg("check").arg(&out).output().expect("run check");
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    drop(dir);
+    (jobs, o.status.code(), text)
+}
+
+fn cell<'a>(j: &'a std::collections::HashMap<String, String>, k: &str) -> &'a str {
+    j[k].as_str()
+}
+
+#[test]
+fn caps_under_lend_read_a_slowed_attempt_to_its_recorded_finish() {
+    // 3 workers, A and B capped at 1, spare: lend. A's job 0 starts at 0
+    // inside a 10x slowdown of A: its 1 s runs 10 s, to 10. B's six 2 s jobs
+    // arrive at 1 ms: one starts below B's cap, and with A at its cap (job
+    // 0) and B at its, the third worker is lent to B. A's job at 0.5 s waits:
+    // A runs job 0 until 10. B's pairs run 0.001-2.001, 2.001-4.001,
+    // 4.001-6.001; at 6.001 only A waits and is lent a worker. The checker
+    // took job 0 to end at start + service = 1 and saw A claimable below its
+    // cap at 2.001 while B ran 2: a false violation.
+    let (jobs, code, out) = run_and_check(
+        "workers: 3
+tenants: {A: {cap: 1}, B: {cap: 1}}
+workload:
+  - {tenant: A, count: 1, at: 0s, service: 1s}
+  - {tenant: A, count: 1, at: 500ms, service: 1s}
+  - {tenant: B, count: 6, at: 1ms, service: 2s}
+slowdowns: [{from: 0s, to: 1ms, factor: 10, tenant: A}]
+policies: [{policy: fifo, spare: lend}]
+",
+        "fifo",
+    );
+    assert_eq!((cell(&jobs[0], "start"), cell(&jobs[0], "finish")), ("0", "10"));
+    let b: Vec<&str> = jobs[1..7].iter().map(|j| cell(j, "start")).collect();
+    assert_eq!(b, ["0.001", "0.001", "2.001", "2.001", "4.001", "4.001"]);
+    assert_eq!(cell(&jobs[7], "start"), "6.001");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("caps: ok"), "{out}");
+}
+
+#[test]
+fn workers_rule_allows_for_a_preempted_first_slice() {
+    // 2 workers; B's two 10 s jobs in 5 s slices start at 0. A's hi job at
+    // 1 s finds no worker, and the reserve of 1 worker for hi stops the
+    // latest-started borrower (a tie at 0: the higher id, job 1). A runs
+    // 1-2. Job 0: slices 0-5, 5-10. Job 1: its first slice ran 0-1 only and
+    // restarts whole: 2-7, 7-12, so 3 starts. At most 2 ran at once; the
+    // checker took job 1's first slice for a full 0-5 and counted 3 at 1 s.
+    for preempt in ["checkpoint", "restart"] {
+        let (jobs, code, out) = run_and_check(
+            &format!(
+                "workers: 2
+classes: {{hi: {{priority: 1}}}}
+workload:
+  - {{tenant: B, count: 2, service: 10s, slice: 5s}}
+  - {{tenant: A, class: hi, count: 1, at: 1s, service: 1s}}
+policies: [{{policy: reserve, class: hi, workers: 1, preempt: {preempt}}}]
+"
+            ),
+            "reserve",
+        );
+        let got: Vec<(&str, &str, &str)> =
+            jobs.iter().map(|j| (cell(j, "start"), cell(j, "finish"), cell(j, "slices"))).collect();
+        assert_eq!(got, [("0", "10", "2"), ("0", "12", "3"), ("1", "2", "1")], "{preempt}");
+        assert_eq!(code, Some(0), "{preempt}: {out}");
+        assert!(out.contains("workers: ok"), "{out}");
+    }
+}
+
+#[test]
+fn ends_once_accepts_a_killed_job_that_then_expired() {
+    // 2 workers, two 5 s jobs of A at 0 with a 6 s deadline, edf dropping
+    // late jobs. Both start at 0; at 1 s the pool loses a worker and kills
+    // the latest started (a tie: job 1), which goes back to the queue with
+    // its attempt not counted (0 attempts, 1 start). Job 0 ends at 5; job 1
+    // could end at 10 at the earliest, past 6: dropped at 5. Its row: start
+    // 0, finish 5, 0 attempts, 1 slice, expired: it started (slices), so a
+    // start and a finish are a clean end.
+    let (jobs, code, out) = run_and_check(
+        "workers: 2
+capacity: [{at: 1s, workers: 1, loss: kill}]
+workload: [{tenant: A, count: 2, service: 5s, deadline: 6s}]
+policies: [{policy: edf, late: drop}]
+",
+        "edf",
+    );
+    let got: Vec<(&str, &str, &str, &str)> = jobs
+        .iter()
+        .map(|j| (cell(j, "finish"), cell(j, "attempts"), cell(j, "slices"), cell(j, "outcome")))
+        .collect();
+    assert_eq!(got, [("5", "1", "1", "completed"), ("5", "0", "1", "expired")]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("ends-once: ok"), "{out}");
+}
