@@ -210,3 +210,18 @@ fn a_bare_star_gets_a_hint_to_quote_it() {
     let line = error_line(&e);
     assert!(line.starts_with("bad.yaml:4:22: ") && line.ends_with("quote it: \"*\""), "{line}");
 }
+
+#[test]
+fn a_scenario_that_is_not_utf8_is_an_error_at_its_first_bad_byte() {
+    // Latin-1 "é" (0xE9) as the 4th character of line 3's tenant name.
+    let dir = tempdir();
+    let sc = dir.path().join("bad.yaml");
+    let mut text = b"workers: 1\nworkload:\n  - {tenant: Ren".to_vec();
+    text.push(0xE9);
+    text.extend_from_slice(b", count: 1, service: 1s}\n");
+    std::fs::write(&sc, text).expect("write");
+    let o = fairsim().arg("validate").arg(&sc).output().expect("runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad.yaml:3:17:") && err.contains("not UTF-8"), "{err}");
+}
