@@ -193,6 +193,13 @@ fn run_command(
             o.key =
                 panic_key(&o.stderr).unwrap_or_else(|| format!("exit 101: {}", normalize(&first_line, 80)));
         }
+        // SIGXFSZ: a file past the fuzzer's own 1 GiB limit (a `--logs full`
+        // run of a scenario with 65,536-character names writes that much, as
+        // asked): a size blow-up, classed with memory, not a crash
+        (_, Some(25)) => {
+            o.class = Some(Class::Memory);
+            o.key = format!("{command}: a file past the 1 GiB limit (SIGXFSZ)");
+        }
         (_, Some(sig)) => {
             o.class = Some(Class::Panic);
             let why = panic_key(&o.stderr).unwrap_or_else(|| normalize(&first_line, 80));
