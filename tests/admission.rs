@@ -65,6 +65,30 @@ policies: [fifo]
     assert!(rejected.iter().all(|r| r["admission_rule"] == "rule 1" && r["admission"] == "accepted"));
 }
 
+#[test]
+fn a_bucket_fed_at_exactly_its_rate_never_spills_and_one_us_faster_does() {
+    // Rate 10/s, burst 1: a job every 100 ms drains exactly the one unit the
+    // job before it poured, so the level is 0 at each arrival and 0 + 1 <=
+    // 1: all 1,000 are admitted. This is the edge of `fits`'s comparison
+    // (level + 1 <= burst + 1e-9): with the tolerance's sign flipped even the
+    // first job (level 0) is refused, and with `<` for `<=` every job is.
+    // Every 99,999 us instead leaves 1e-5 of a unit per job (10 x 0.099999
+    // = 0.99999 drained), far past the 1e-9 tolerance: the second job finds
+    // 1e-5 + 1 > 1 and spills, the third finds the bucket drained to 0
+    // (1e-5 - 0.99999 < 0) and fits, and so on: every other job, 500.
+    let exact = "workers: 4
+workload:
+  - {tenant: A, arrivals: {every: 100ms, count: 1000}, service: 1ms}
+admission:
+  - {tenant: A, throttle: {rate: 10/s, burst: 1}}
+policies: [fifo]
+";
+    let (cmp, _) = run_text(exact, "fifo", &[]);
+    assert_eq!((cmp[0]["completed"].as_str(), cmp[0]["rejected"].as_str()), ("1000", "0"));
+    let (cmp, _) = run_text(&exact.replace("100ms", "99999us"), "fifo", &[]);
+    assert_eq!((cmp[0]["completed"].as_str(), cmp[0]["rejected"].as_str()), ("500", "500"));
+}
+
 /// The (refused, deferred) cells of each tick of `label`'s ticks.csv.
 fn refusals_per_tick(text: &str, label: &str) -> Vec<(String, String)> {
     let (_dir, out) = run_yaml(text, &["--no-plots", "--policy", label]);

@@ -271,3 +271,18 @@ fn validate_refuses_every_arrivals_past_the_horizon() {
     std::fs::write(&file, yaml.replace("count: 3", "count: 3, stop: 100001d")).unwrap();
     fairsim().arg("validate").arg(&file).assert().success();
 }
+
+#[test]
+fn a_scenario_that_is_not_utf8_is_an_error_at_its_first_bad_byte() {
+    // Latin-1 "é" (0xE9) as the 4th character of line 3's tenant name.
+    let dir = tempdir();
+    let sc = dir.path().join("bad.yaml");
+    let mut text = b"workers: 1\nworkload:\n  - {tenant: Ren".to_vec();
+    text.push(0xE9);
+    text.extend_from_slice(b", count: 1, service: 1s}\n");
+    std::fs::write(&sc, text).expect("write");
+    let o = fairsim().arg("validate").arg(&sc).output().expect("runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad.yaml:3:17:") && err.contains("not UTF-8"), "{err}");
+}

@@ -229,3 +229,25 @@ fn a_closed_stdout_pipe_ends_quietly() {
 fn libc_sigpipe() -> i32 {
     13
 }
+
+#[test]
+fn a_tenant_name_of_65536_characters_prints_without_a_panic() {
+    // The table padded cells with a `{:>w$}` width, which panics past 65,535.
+    let dir = tempdir();
+    let name = "n".repeat(65_536);
+    let sc = write_scenario(
+        dir.path(),
+        "long.yaml",
+        &format!("workers: 1\nworkload:\n  - {{tenant: {name}, count: 2, service: 1s}}\n"),
+    );
+    let o = fairsim()
+        .current_dir(dir.path())
+        .args(["run", sc.to_str().expect("utf8"), "--out", "o", "--no-plots"])
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    // the table shows it cut to 40 characters; the CSV files keep it whole
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("({}…)", "n".repeat(39))));
+    let jobs = std::fs::read_to_string(dir.path().join("o/fifo/jobs.csv")).expect("jobs");
+    assert!(jobs.contains(&name));
+}

@@ -392,3 +392,27 @@ fn bad_over_or_cost_values_are_load_errors_with_the_line() {
         }
     }
 }
+
+#[test]
+fn drr_with_a_quantum_far_below_the_jobs_jumps_its_debt_rounds() {
+    // One worker, A and B with three 1000 s jobs each, drr cost work,
+    // quantum 1us. The first visits give each 1us of credit, enough to start
+    // a job (credit > 0), leaving a debt of 999.999999 s: a billion visits
+    // each before the next start. A is ahead in the rotation and its debt is
+    // no larger, so the starts alternate A B A B A B, 1000 s apart. Visiting
+    // one round at a time (with a skip record each) took 15 s and 8 GB for
+    // two jobs; the debt rounds are jumped over now.
+    let dir = tempdir();
+    let sc = write_scenario(
+        dir.path(),
+        "drr-tiny.yaml",
+        "workers: 1\nworkload:\n  - {tenant: A, count: 3, service: 1000s}\n  - {tenant: B, count: 3, service: 1000s}\n\
+         policies: [{policy: drr, cost: work, quantum: 1us}]\n",
+    );
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--logs", "summary"]);
+    fairsim().arg("run").arg(&sc).arg("--out").arg(&out).arg("--quiet").arg("--no-plots").assert().success();
+    let s = tenant_starts(&out, "drr");
+    assert_eq!(s["A"], [0.0, 2000.0, 4000.0]);
+    assert_eq!(s["B"], [1000.0, 3000.0, 5000.0]);
+}

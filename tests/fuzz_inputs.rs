@@ -34,7 +34,9 @@
 //! | exit 101 (a panic), or killed by a signal (abort, segfault, stack overflow) | PANIC |
 //! | any other exit code (1: an internal or I/O error, or an `--audit` violation) | EXIT |
 //! | still running at the timeout | HANG |
-//! | RSS over the limit, or an allocation refused by the address-space limit | MEMORY |
+//! | RSS over the limit, an allocation refused by the address-space limit, or a file past the size limit (SIGXFSZ) | MEMORY |
+//! | `check` exits non-zero on the folder of `run --logs full` (run when validate and run both exit 0) | CHECK |
+//! | validate exits 0 and run 2, or validate 2 and run 0, on a scenario alone (no `--seed`, `--policy`, `--skip-bad-rows`; not for a trace's rows) | DISAGREE |
 //!
 //! Findings are deduplicated by cause: the panic's location and message;
 //! for EXIT the message; for HANG and MEMORY the place of a stack sample
@@ -51,7 +53,10 @@
 //!   only on a PANIC.
 //! - Long: `FAIRSIM_FUZZ_SECONDS=600 cargo test --release --test fuzz_inputs
 //!   -- --nocapture`: as many cases as fit, from a random seed (printed),
-//!   stack samples on, findings written to `tests/fuzz-findings/`.
+//!   stack samples on, findings written to `tests/fuzz-findings/`. Its
+//!   report's `issue 27 counts` line gives the panics, hangs, check
+//!   failures and validate/run disagreements (occurrences) over the
+//!   scenarios tried.
 //!
 //! Exit-2 messages that name a file but no line are counted on the side
 //! (issue 12, "Errors that name no place"); they fail nothing.
@@ -134,6 +139,7 @@ fn fuzz_scenario_loader_and_trace_readers() {
         let case_id =
             format!("{i} (seed {case_seed:#x}, noise {noise}{})", if is_wild { ", wild" } else { "" });
         stats.cases += 1;
+        stats.scenarios += u64::from(matches!(case, Case::Scenario { .. }));
         stats.wild_cases += u64::from(is_wild);
         *stats.by_origin.entry(case.origin().to_string()).or_default() += 1;
         if let Some(dump) = std::env::var_os("FAIRSIM_FUZZ_DUMP") {
@@ -146,6 +152,7 @@ fn fuzz_scenario_loader_and_trace_readers() {
         }
         let outcomes = execute(&s, &case, s.timeout);
         stats.commands += outcomes.len() as u64;
+        stats.checked += u64::from(outcomes.iter().any(|o| o.command == "check"));
         for o in outcomes {
             if verbose {
                 let first = o.stderr.lines().next().unwrap_or("").chars().take(200).collect::<String>();
@@ -190,7 +197,7 @@ fn fuzz_scenario_loader_and_trace_readers() {
                 case_id: case_id.clone(),
                 shrunk: false,
             };
-            if matches!(class, Class::Panic | Class::Exit) {
+            if matches!(class, Class::Panic | Class::Exit | Class::Check | Class::Disagree) {
                 let small = shrink(&s, &mut tree, class, &o.key, o.elapsed);
                 if small.size() < f.case.size() {
                     if let Some(o2) = execute(&s, &small, s.timeout)
@@ -242,6 +249,20 @@ fn fuzz_scenario_loader_and_trace_readers() {
         e.0 += 1;
         e.1 += f.count;
     }
+    // the four counts issue 27's "Done when" asks for, in occurrences
+    let times = |c: Class| per_class.get(&c).map_or(0, |x| x.1);
+    let _ = writeln!(
+        report,
+        "issue 27 counts over {} scenarios ({} checked): {} panics, {} hangs, {} check failures on fairsim's own output, {} validate/run disagreements ({} memory, {} other exits)",
+        stats.scenarios,
+        stats.checked,
+        times(Class::Panic),
+        times(Class::Hang),
+        times(Class::Check),
+        times(Class::Disagree),
+        times(Class::Memory),
+        times(Class::Exit)
+    );
     let _ = writeln!(report, "findings by class (causes, occurrences):");
     for (c, (n, k)) in &per_class {
         let _ = writeln!(report, "  {:7} {n} causes, {k} times", c.name());
@@ -273,4 +294,77 @@ fn fuzz_scenario_loader_and_trace_readers() {
         s.findings.display(),
         panics.iter().map(|f| format!("  {}", f.key)).collect::<Vec<_>>().join("\n")
     );
+}
+
+/// The inputs issue 27 gives for its open defects that the fuzzer's
+/// classes can see (items 4, 6, 7 and 13; item 2 is a wrong model, item 5
+/// a memory size past the CI machine's), each with the class the fuzzer
+/// must give it, so that a fuzzer which could no longer tell them (a
+/// check command dropped, a disagreement not compared) fails here. Ignored:
+/// it passes only while those items are open, and its failures then name
+/// the items fixed.
+#[test]
+#[ignore = "passes while issue 27 items 4, 6, 7 and 13 are open"]
+fn the_fuzzer_flags_issue_27s_open_defects() {
+    use fuzz::cases::Flags;
+    let s = Settings::from_env();
+    let flags = Flags {
+        quiet: true,
+        json: false,
+        audit: false,
+        seed: None,
+        skip_bad_rows: false,
+        policy: None,
+        trace_format: None,
+    };
+    let known: [(&str, Class, &str); 7] = [
+        (
+            "item 4",
+            Class::Hang,
+            "workers: 1\nworkload:\n  - {tenant: B, count: 4, at: 1s, service: 2.5s, failure: {probability: 0.4}, slice: 650ms}\n  - {tenant: A, arrivals: {every: 2.5s, count: 20}, service: 3s}\nretry:\n  budget: {limit: 2, window: 15s}\n",
+        ),
+        ("item 6", Class::Hang, "workers: 1\nworkload: [{tenant: A, count: 10000, service: 1s, slice: 1us}]\n"),
+        (
+            "item 7, lend with a slowdown",
+            Class::Check,
+            "workers: 3\ntenants: {A: {cap: 1}, B: {cap: 1}}\nworkload:\n  - {tenant: A, count: 1, service: 1s}\n  - {tenant: A, count: 1, at: 500ms, service: 1s}\n  - {tenant: B, count: 6, at: 1ms, service: 2s}\nslowdowns: [{from: 0s, to: 1ms, factor: 10, tenant: A}]\n",
+        ),
+        (
+            "item 7, reserve preempting slices",
+            Class::Check,
+            "workers: 2\nclasses: {hi: {priority: 1}}\nworkload:\n  - {tenant: B, count: 2, service: 10s, slice: 5s}\n  - {tenant: A, class: hi, count: 1, at: 1s, service: 1s}\npolicies: [{policy: reserve, class: hi, workers: 1, preempt: restart}]\n",
+        ),
+        (
+            "item 7, killed then expired",
+            Class::Check,
+            "workers: 2\ncapacity: [{at: 1s, workers: 1, loss: kill}]\nworkload: [{tenant: A, count: 2, service: 5s, deadline: 6s}]\npolicies: [{policy: edf, late: drop}]\n",
+        ),
+        (
+            "item 13, reserve over a topology's pool",
+            Class::Disagree,
+            "workers: 4\nclasses: {hi: {}}\nworkload: [{tenant: A, class: hi, count: 2, service: 1s}]\ntopologies:\n  t: {queues: [q], pools: [{name: p, workers: 3, queues: [q]}]}\npolicies: [{policy: reserve, class: hi, workers: 4, topology: t}]\n",
+        ),
+        (
+            "item 13, arrivals past the horizon",
+            Class::Disagree,
+            "workers: 1\nworkload: [{tenant: A, arrivals: {every: 100000d, count: 3}, service: 1s}]\n",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (item, class, yaml) in known {
+        let case = Case::Scenario {
+            origin: item.into(),
+            yaml: yaml.as_bytes().to_vec(),
+            traces: Vec::new(),
+            shipped_traces: false,
+            flags: flags.clone(),
+        };
+        let got: Vec<(Class, String)> =
+            execute(&s, &case, s.timeout).into_iter().filter_map(|o| o.class.map(|c| (c, o.key))).collect();
+        eprintln!("{item}: {got:?}");
+        if !got.iter().any(|(c, _)| *c == class) {
+            wrong.push(format!("{item}: expected {}, got {got:?}", class.name()));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

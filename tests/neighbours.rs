@@ -363,3 +363,55 @@ fn hierarchical_keeps_class_priority_and_rotates_tenants_inside_a_class() {
     assert_eq!(order(&runs["round_robin"], 7), "ZXYZXYX");
     assert_eq!(order(&runs["fifo"], 7), "ZZXXXYY");
 }
+
+#[test]
+fn round_robin_newcomers_join_the_back_in_arrival_order() {
+    // One worker; declaration order A, B, C. A's 10 s job starts at 1000 s;
+    // C gets work at 1001 s, B at 1002 s. Each joins the back of the rotation
+    // when its first job arrives, so C (earlier) goes before B: C starts
+    // when A's job ends at 1010 s, B at 1011 s. Sorting newcomers by the
+    // declared order instead would start B first.
+    let dir = tempdir();
+    let sc = write_scenario(
+        dir.path(),
+        "rr.yaml",
+        "workers: 1\ntenants: {A: {}, B: {}, C: {}}\nworkload:\n\
+           - {tenant: A, count: 1, at: 1000s, service: 10s}\n\
+           - {tenant: C, count: 1, at: 1001s, service: 1s}\n\
+           - {tenant: B, count: 1, at: 1002s, service: 1s}\n\
+         policies: [round_robin]\n",
+    );
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots"]);
+    let s = tenant_starts(&out, "round_robin");
+    assert_eq!((s["A"][0], s["C"][0], s["B"][0]), (1000.0, 1010.0, 1011.0));
+}
+
+#[test]
+fn a_lent_worker_goes_to_the_tenant_refused_longest_ago() {
+    // 3 workers; D and F capped at 1; drr over tenants, cost jobs, quantum 2,
+    // spare lend. At t = 0, in this order: D 0.5 s, F 1 s, F 1 s, B 0.75 s,
+    // D 1 s, D 1 s. t = 0: D, F and B each start one job; D's and F's
+    // second jobs are refused at their caps (D first, then F). t = 0.5: D's
+    // job ends, its next (1 s) starts, its third is refused again: D is now
+    // the most recently refused. t = 0.75: B's job ends and only D and F wait,
+    // both at their caps: the idle worker is lent, to F, refused at t = 0 and
+    // waiting since, not to D, refused at 0.5. So F's second job starts at
+    // 0.75 s and D's third when a worker frees after that, at 1 s (F's first).
+    let dir = tempdir();
+    let sc = write_scenario(
+        dir.path(),
+        "drr.yaml",
+        "workers: 3\ntenants: {D: {cap: 1}, B: {}, F: {cap: 1}}\nworkload:\n\
+           - {tenant: D, count: 1, service: 500ms}\n\
+           - {tenant: F, count: 2, service: 1s}\n\
+           - {tenant: B, count: 1, service: 750ms}\n\
+           - {tenant: D, count: 2, service: 1s}\n\
+         policies: [{policy: drr, cost: jobs, quantum: 2, spare: lend}]\n",
+    );
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots"]);
+    let s = tenant_starts(&out, "drr");
+    assert_eq!(s["F"], [0.0, 0.75]);
+    assert_eq!(s["D"], [0.0, 0.5, 1.0]);
+}

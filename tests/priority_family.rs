@@ -471,3 +471,29 @@ workload:\n- {tenant: A, class: lo, count: 1, service: 1s}\npolicies:\n";
         }
     }
 }
+
+#[test]
+fn a_reserve_held_for_another_class_is_not_lent_over_a_cap() {
+    // 3 workers, 2 reserved for class r. A (cap 1) has 4 r-jobs, B 6
+    // default jobs, all 1 s at t = 0. A runs one job at a time (cap 1) on a
+    // reserved worker; B takes the unreserved one; the second reserved worker
+    // is held for r (A's queued jobs) and stays idle: A may not borrow it,
+    // because B has claimable work (`spare: lend` lends over a cap only while
+    // no other tenant has claimable work). So A starts at 0, 1, 2, 3. B starts
+    // at 0, 1, 2; at 3 A's last job leaves r with nothing queued, so the
+    // reserve is lent to B: two B jobs start at 3, the last at 4. (The
+    // defect: A was lent the held worker and ran 2 at once from t = 0.)
+    let dir = tempdir();
+    let sc = write_scenario(
+        dir.path(),
+        "reserve.yaml",
+        "workers: 3\ntenants: {A: {cap: 1}, B: {}}\nclasses: {r: {}}\n\
+         workload:\n  - {tenant: A, class: r, count: 4, service: 1s}\n  - {tenant: B, count: 6, service: 1s}\n\
+         policies: [{policy: reserve, class: r, workers: 2, spare: lend}]\n",
+    );
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots"]);
+    let s = tenant_starts(&out, "reserve");
+    assert_eq!(s["A"], [0.0, 1.0, 2.0, 3.0]);
+    assert_eq!(s["B"], [0.0, 1.0, 2.0, 3.0, 3.0, 4.0]);
+}

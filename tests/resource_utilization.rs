@@ -77,3 +77,22 @@ fn used_weighs_each_job_by_the_amount_it_holds() {
     assert_eq!((gpu["used"].as_str(), gpu["utilization"].as_str()), ("15", "0.3750"));
     assert_eq!(read_csv(&out.join("comparison.csv"))[0]["utilization"], "0.3750");
 }
+
+#[test]
+fn a_pool_bounded_by_resources_alone_logs_no_worker_count() {
+    // No `workers:`, 4 cpus, jobs of 2 cpus: two run at once. The worker
+    // count is unbounded, so `workers_free` is empty (it printed 4294967295).
+    let dir = tempdir();
+    let sc = write_scenario(
+        dir.path(),
+        "res.yaml",
+        "resources: {cpu: 4}\nworkload:\n  - {tenant: A, count: 4, service: 1s, cost: {cpu: 2}}\n",
+    );
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots"]);
+    let ticks = read_csv(&out.join("fifo").join("ticks.csv"));
+    assert!(ticks.iter().all(|r| r["workers_free"].is_empty()), "{ticks:?}");
+    let starts: Vec<String> =
+        read_csv(&out.join("fifo").join("jobs.csv")).iter().map(|r| r["start"].clone()).collect();
+    assert_eq!(starts, ["0", "0", "1", "1"]);
+}

@@ -6,6 +6,8 @@
 
 mod common;
 
+use std::collections::HashMap;
+
 use common::*;
 
 /// The `skipped` cell of each tick of `label` in order.
@@ -100,4 +102,37 @@ policies:
 ";
     let ticks = skipped(text, "planned");
     assert_eq!(ticks[0], "A:delayed B:delayed");
+}
+
+#[test]
+fn the_log_lists_a_passed_over_tenant_in_every_tick_it_waits_refused() {
+    // 2 workers, A capped at 1, fifo (spare lend). At 1000 s A has a 10 s and
+    // a 1 s job, B four 1 s jobs. At 1000 A's 10 s job starts, its 1 s job is
+    // refused at the cap and B's first starts; B's others start at 1001, 1002
+    // and 1003, each time with A's job waiting refused. What happens at an
+    // instant counts in the tick that begins there (a tick closes before the
+    // arrivals and dispatch of its end instant), so the ticks ending at 1001,
+    // 1002, 1003 and 1004 all list A:at_cap (the defect listed it only in
+    // the first, when A was first refused). At 1004 only A waits: the free
+    // worker is lent and A's 1 s job starts, in the tick ending at 1005.
+    let dir = tempdir();
+    let sc = write_scenario(
+        dir.path(),
+        "skips.yaml",
+        "workers: 2\ntenants: {A: {cap: 1}, B: {}}\nworkload:\n\
+           - {tenant: A, count: 1, at: 1000s, service: 10s}\n\
+           - {tenant: A, count: 1, at: 1000s, service: 1s}\n\
+           - {tenant: B, count: 4, at: 1000s, service: 1s}\n\
+         policies: [fifo]\n",
+    );
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots"]);
+    let ticks: HashMap<String, HashMap<String, String>> =
+        read_csv(&out.join("fifo").join("ticks.csv")).into_iter().map(|r| (r["time"].clone(), r)).collect();
+    for t in ["1001", "1002", "1003", "1004"] {
+        assert_eq!(ticks[t]["skipped"], "A:at_cap", "tick ending at {t}");
+        assert_eq!(ticks[t]["chosen"], if t == "1001" { "A B" } else { "B" }, "tick ending at {t}");
+    }
+    assert_eq!(ticks["1005"]["chosen"], "A");
+    assert_eq!(tenant_starts(&out, "fifo")["A"], [1000.0, 1004.0]);
 }

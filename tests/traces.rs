@@ -5,7 +5,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::Path;
 
-use common::{fairsim, read_csv, run, scenario, secs, tempdir};
+use common::{fairsim, read_csv, run, scenario, secs, tempdir, validate_text, write_scenario};
 
 /// Microseconds from a CSV seconds cell (exact: at most 6 decimals).
 fn us(cell: &str) -> i64 {
@@ -379,4 +379,48 @@ fn littles_law_holds_between_the_time_series_and_the_job_records() {
     );
     // the system really was loaded (L about rho*2 + Lq for rho ~0.8: 1.6 + ~2.8)
     assert!(l > 2.0, "L = {l}");
+}
+
+#[test]
+fn a_trace_that_is_not_a_file_is_an_error_at_its_entry() {
+    let dir = tempdir();
+    std::fs::create_dir(dir.path().join("folder.csv")).expect("mkdir");
+    for path in ["folder.csv", "/dev/zero"] {
+        let (code, err) = validate_text(
+            dir.path(),
+            &format!("workers: 1\nworkload:\n  - trace: {{path: {path}, format: csv}}\n"),
+        );
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("bad.yaml:3:") && err.contains("not a regular file"), "{err}");
+    }
+}
+
+#[test]
+fn an_swf_log_with_carriage_returns_only_replays_every_job() {
+    // Two jobs, lines ended by CR alone (an old Mac export): read as two
+    // lines, not one comment line (0 jobs before, exit 0).
+    let dir = tempdir();
+    let line = |id: u32, submit: u32| format!("{id} {submit} 0 10 1 -1 -1 1 10 -1 1 {id} 1 -1 1 -1 -1 -1");
+    std::fs::write(dir.path().join("cr.swf"), format!("; header\r{}\r{}\r", line(1, 0), line(2, 5)))
+        .expect("write");
+    let sc = write_scenario(dir.path(), "swf.yaml", "workers: 2\nworkload:\n  - trace: {path: cr.swf}\n");
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots"]);
+    let jobs = read_csv(&out.join("fifo").join("jobs.csv"));
+    assert_eq!(jobs.len(), 2);
+    assert_eq!((jobs[0]["tenant"].as_str(), jobs[1]["arrival"].as_str()), ("u1", "5"));
+}
+
+#[test]
+fn a_csv_header_without_a_mapped_column_is_an_error_at_the_trace_entry() {
+    // The mapping names `user`, the header has `tenant`: the fix belongs in
+    // the scenario's `columns:`, so the error names the entry (line 3).
+    let dir = tempdir();
+    std::fs::write(dir.path().join("t.csv"), "time,tenant,service\n0,A,1\n").expect("write");
+    let (code, err) = validate_text(
+        dir.path(),
+        "workers: 1\nworkload:\n  - trace: {path: t.csv, format: csv, columns: {arrival: time, tenant: user, service: service}}\n",
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("bad.yaml:3:") && err.contains("header (line 1)") && err.contains("user"), "{err}");
 }

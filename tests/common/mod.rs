@@ -104,3 +104,30 @@ pub fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// Writes a scenario (or any file) `name` holding `text` into `dir`.
+pub fn write_scenario(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write scenario");
+    p
+}
+
+/// Start times of each tenant's jobs, in job id order, from `jobs.csv`
+/// (whose rows come in the order jobs end).
+pub fn tenant_starts(out: &Path, label: &str) -> HashMap<String, Vec<f64>> {
+    let mut rows = read_csv(&out.join(label).join("jobs.csv"));
+    rows.sort_by_key(|r| r["job"].parse::<u64>().expect("job id"));
+    let mut m: HashMap<String, Vec<f64>> = HashMap::new();
+    for r in rows {
+        m.entry(r["tenant"].clone()).or_default().push(secs(&r["start"]));
+    }
+    m
+}
+
+/// `fairsim validate` of this scenario text written as `dir/bad.yaml`:
+/// (exit code, stderr).
+pub fn validate_text(dir: &Path, text: &str) -> (Option<i32>, String) {
+    let sc = write_scenario(dir, "bad.yaml", text);
+    let o = fairsim().arg("validate").arg(&sc).output().expect("runs");
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+}

@@ -61,12 +61,18 @@ pub fn machine_free(text: &str) -> String {
 /// The command line of a finding, runnable from the repository root.
 fn command_line(s: &Settings, f: &Finding) -> String {
     let shown = layout(&f.case, Some(&stem_of(f.class, &f.key)), &shown_dir(s), "/tmp/fairsim-fuzz-out");
-    let args = shown
-        .commands
+    // a check failure needs the full run before it
+    let wanted: &[&str] =
+        if f.outcome.command == "check" { &["full", "check"] } else { &[f.outcome.command] };
+    let lines: Vec<String> = wanted
         .iter()
-        .find(|(c, _)| *c == f.outcome.command)
-        .map(|(_, a)| a.clone())
-        .unwrap_or_default();
+        .filter_map(|w| shown.commands.iter().find(|(c, _)| c == w))
+        .map(|(_, a)| quote(a))
+        .collect();
+    lines.join(" && ")
+}
+
+fn quote(args: &[String]) -> String {
     let quoted: Vec<String> = args
         .iter()
         .map(|a| {
@@ -204,6 +210,10 @@ pub fn shrink(
 #[derive(Default)]
 pub struct Stats {
     pub cases: u64,
+    /// cases that are a scenario file (validated, run, and checked when both pass)
+    pub scenarios: u64,
+    /// scenarios whose full logs went through `check`
+    pub checked: u64,
     pub wild_cases: u64,
     pub commands: u64,
     pub exit0: u64,

@@ -70,9 +70,23 @@ pub fn layout(case: &Case, stem: Option<&str>, shown: &str, out: &str) -> Layout
             let sc = name("yaml");
             files.push((PathBuf::from(&sc), yaml));
             let shown_sc = shown_path(&sc);
+            // `full` and `check` run only when validate and run both exit 0
+            // (runner::execute): fairsim's own full logs must pass its own
+            // checker (issue 27, "Done when")
+            let full_out = format!("{out}-full");
+            let mut full: Vec<String> = vec!["run".into(), shown_sc.clone()];
+            full.extend(["--logs", "full", "--no-plots", "--quiet", "--out", &full_out].map(String::from));
+            if let Some(s) = &flags.seed {
+                full.extend(["--seed".into(), s.clone()]);
+            }
+            if let Some(p) = &flags.policy {
+                full.extend(["--policy".into(), p.clone()]);
+            }
             vec![
                 ("validate", vec!["validate".to_string(), shown_sc.clone()]),
                 ("run", run_args(&shown_sc, flags, None)),
+                ("full", full),
+                ("check", vec!["check".to_string(), full_out]),
             ]
         }
         Case::Trace { base, trace, ext, flags, .. } => {

@@ -15,4 +15,5 @@ pub mod scenario;
 pub mod settings;
 pub mod traces;
 pub mod vocab;
+pub mod wave;
 pub mod yaml;

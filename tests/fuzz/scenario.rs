@@ -12,7 +12,65 @@ use super::scalars::{
     with_stray, G,
 };
 use super::vocab::{CLASSES, ODD_VALID, RESOURCE_NAMES, TENANTS, WRONG};
+use super::wave::{extend_map, wave, Wave};
 use super::yaml::{dq, flow_map, Top};
+
+/// Gives the generator entries of `workload` the wave's entry keys (a trace
+/// entry takes none: it cannot slice or declare).
+fn add_to_entries(workload: Option<Top>, wave: &Wave) -> Option<Top> {
+    match workload {
+        Some(Top::List(items)) => Some(Top::List(
+            items
+                .into_iter()
+                .zip(wave.entries.iter().cycle())
+                .map(|(e, x)| if e.starts_with("{trace:") { e } else { extend_map(&e, &without_dups(&e, x)) })
+                .collect(),
+        )),
+        other => other,
+    }
+}
+
+/// Gives the policy entries the wave's policy keys: the cost parameters
+/// only to the policies that take them, preemption only to `reserve`.
+fn add_to_policies(policies: Option<Top>, wave: &Wave) -> Option<Top> {
+    match policies {
+        Some(Top::List(items)) => Some(Top::List(
+            items
+                .into_iter()
+                .zip(wave.policies.iter().cycle())
+                .map(|(p, x)| {
+                    // a policy that already says `cost:` keeps its own
+                    let charged = ["drr", "wfq", "share"]
+                        .iter()
+                        .any(|k| p.starts_with(&format!("{{policy: {k}")) || p == *k)
+                        && !p.contains("cost:");
+                    let reserve = p.contains("policy: reserve");
+                    let x: Vec<(String, String)> = x
+                        .iter()
+                        .filter(|(k, _)| match k.as_str() {
+                            "cost" | "charge" | "quantile" => charged,
+                            "preempt" | "checkpoint" => reserve,
+                            _ => true,
+                        })
+                        .cloned()
+                        .collect();
+                    extend_map(&p, &without_dups(&p, &x))
+                })
+                .collect(),
+        )),
+        other => other,
+    }
+}
+
+/// `extra` less the keys `map` already has (a key twice is a YAML error,
+/// which the noise draws elsewhere).
+fn without_dups(map: &str, extra: &[(String, String)]) -> Vec<(String, String)> {
+    extra
+        .iter()
+        .filter(|(k, _)| !map.contains(&format!("{{{k}: ")) && !map.contains(&format!(", {k}: ")))
+        .cloned()
+        .collect()
+}
 
 fn tenant_props(g: G) -> BoxedStrategy<String> {
     let good = prop_oneof![
@@ -212,47 +270,55 @@ pub fn scenario_doc(g: G) -> BoxedStrategy<String> {
         _ => opt(0.1, extras()),
     };
     (
-        opt(0.3, name.prop_map(Top::Scalar)),
-        opt(0.3, seed.prop_map(Top::Scalar)),
-        workers.prop_map(|w| w.map(Top::Scalar)),
-        resources(g),
-        opt(0.4, log(g)),
-        tenants_map(g).prop_map(Some),
-        classes_map(g).prop_map(Some),
-        noisy(g, workload(g).prop_map(Some).boxed(), Just(None).boxed()),
-        opt(0.7, policies(g)),
-        extras,
-        frame(g),
+        (
+            opt(0.3, name.prop_map(Top::Scalar)),
+            opt(0.3, seed.prop_map(Top::Scalar)),
+            workers.prop_map(|w| w.map(Top::Scalar)),
+            resources(g),
+            opt(0.4, log(g)),
+            tenants_map(g).prop_map(Some),
+            classes_map(g).prop_map(Some),
+            noisy(g, workload(g).prop_map(Some).boxed(), Just(None).boxed()),
+            opt(0.7, policies(g)),
+            extras,
+            frame(g),
+        ),
+        wave(g),
     )
-        .prop_map(|(name, seed, workers, res, log, tenants, classes, workload, policies, extras, frame)| {
-            let mut keys: Vec<(String, Top)> = Vec::new();
-            for (k, v) in [
-                ("name", name),
-                ("seed", seed),
-                ("workers", workers),
-                ("resources", res),
-                ("log", log),
-                ("tenants", tenants),
-                ("classes", classes),
-                ("workload", workload),
-                ("policies", policies),
-            ] {
-                if let Some(v) = v {
-                    keys.push((k.to_string(), v));
+        .prop_map(
+            |((name, seed, workers, res, log, tenants, classes, workload, policies, extras, frame), wave)| {
+                let (workload, policies) =
+                    (add_to_entries(workload, &wave), add_to_policies(policies, &wave));
+                let mut keys: Vec<(String, Top)> = Vec::new();
+                for (k, v) in [
+                    ("name", name),
+                    ("seed", seed),
+                    ("workers", workers),
+                    ("resources", res),
+                    ("log", log),
+                    ("tenants", tenants),
+                    ("classes", classes),
+                    ("workload", workload),
+                    ("policies", policies),
+                ] {
+                    if let Some(v) = v {
+                        keys.push((k.to_string(), v));
+                    }
                 }
-            }
-            keys.extend(extras.unwrap_or_default());
-            let mut s = String::from(frame.prefix);
-            if frame.flow {
-                let inner: Vec<String> = keys.iter().map(|(k, v)| format!("{k}: {}", v.flow())).collect();
-                let _ = writeln!(s, "{{{}}}", inner.join(", "));
-            } else {
-                for (k, v) in &keys {
-                    v.block(k, &mut s);
+                keys.extend(wave.top);
+                keys.extend(extras.unwrap_or_default());
+                let mut s = String::from(frame.prefix);
+                if frame.flow {
+                    let inner: Vec<String> = keys.iter().map(|(k, v)| format!("{k}: {}", v.flow())).collect();
+                    let _ = writeln!(s, "{{{}}}", inner.join(", "));
+                } else {
+                    for (k, v) in &keys {
+                        v.block(k, &mut s);
+                    }
                 }
-            }
-            s.push_str(frame.suffix);
-            s
-        })
+                s.push_str(frame.suffix);
+                s
+            },
+        )
         .boxed()
 }
