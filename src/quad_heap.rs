@@ -47,12 +47,16 @@ impl<T: Ord + Copy> QuadHeap<T> {
         self.v.first()
     }
 
+    // inlined: out of line, the engine's pop and push of its running set
+    // cost ~30% more instructions (the element moves through memory twice)
+    #[inline]
     pub fn push(&mut self, x: T) {
         self.v.push(x);
         self.sift_up(self.v.len() - 1, x);
     }
 
     /// Removes and returns the smallest element.
+    #[inline]
     pub fn pop(&mut self) -> Option<T> {
         let last = self.v.pop()?;
         let Some(&top) = self.v.first() else {
@@ -83,13 +87,23 @@ impl<T: Ord + Copy> QuadHeap<T> {
     }
 
     /// The smallest of node `i`'s children, if it has any.
+    #[inline]
     fn min_child(&self, i: usize) -> Option<usize> {
         let first = 4 * i + 1;
+        // all four children: one bounds check and two independent compares
+        // before the last, instead of a chain of three; ties still go to
+        // the first child, as in the loop below
+        if let Some(c) = self.v.get(first..first + 4) {
+            let a = usize::from(c[1] < c[0]);
+            let b = 2 + usize::from(c[3] < c[2]);
+            return Some(first + if c[b] < c[a] { b } else { a });
+        }
         let end = (first + 4).min(self.v.len());
         (first..end).reduce(|m, c| if self.v[c] < self.v[m] { c } else { m })
     }
 
     /// Places `x` at `i` or above, moving larger parents down.
+    #[inline]
     fn sift_up(&mut self, mut i: usize, x: T) {
         while i > 0 {
             let p = (i - 1) / 4;

@@ -25,6 +25,9 @@ pub use tally::RunStats;
 use logs::Logs;
 use tally::Tally;
 
+// The engine calls the small `on_*` hooks of the recorder once or twice per
+// job from another codegen unit: without `#[inline]` each is a call.
+
 /// What the engine holds at a boundary, for the rows written there.
 pub struct Snapshot<'a> {
     pub loads: &'a [TenantLoad],
@@ -201,6 +204,7 @@ impl Recorder {
     /// derived at the end from the outcomes (every job ends with exactly one,
     /// `unfinished` included): with 100,000 tenants each touch of a tenant's
     /// figures is a cache miss.
+    #[inline]
     pub fn on_arrival(&mut self, job: &Job) {
         self.events += 1;
         if let Some(l) = self.logs.as_mut() {
@@ -209,11 +213,13 @@ impl Recorder {
     }
 
     /// Prefetches the tenant's fairness record (see [`crate::prefetch`]).
+    #[inline]
     pub fn warm_tenant(&self, tenant: TenantId) {
         self.tally.warm_tenant(tenant as usize);
     }
 
     /// A job became claimable. `queued` is its tenant's queue length after.
+    #[inline]
     pub fn on_queued(&mut self, job: &Job, slot: Slot, queued: u64) {
         self.events += 1;
         self.tally.on_queued(job);
@@ -239,6 +245,7 @@ impl Recorder {
         }
     }
 
+    #[inline]
     pub fn on_start(&mut self, job: &Job, now: Time, queued: u64) {
         self.events += 1;
         self.tally.on_start(job, now);
@@ -248,8 +255,13 @@ impl Recorder {
     }
 
     /// Skips logged by the gate or the policy during a dispatch round.
+    #[inline]
     pub fn on_skips(&mut self, skips: &mut Vec<(TenantId, Skip)>) {
-        self.events += !skips.is_empty() as u64;
+        // most rounds skip nobody: leave before touching the logs
+        if skips.is_empty() {
+            return;
+        }
+        self.events += 1;
         match self.logs.as_mut() {
             Some(l) => skips.drain(..).for_each(|s| l.on_skip(s)),
             None => skips.clear(),
@@ -257,12 +269,14 @@ impl Recorder {
     }
 
     /// Whether skips are written (full logs).
+    #[inline]
     pub fn logs_skips(&self) -> bool {
         self.logs.is_some()
     }
 
     /// Whether the log still wants this tick's list of tenants parked since
     /// an earlier tick (see [`Recorder::on_still_parked`]).
+    #[inline]
     pub fn lists_parked(&self) -> bool {
         self.logs.as_ref().is_some_and(|l| !l.parked_listed())
     }
@@ -280,6 +294,7 @@ impl Recorder {
     /// An attempt finished (whatever comes next for the job).
     /// `ran` is the worker time it held (its service, unless a slowdown
     /// stretched it or a capacity loss cut it short).
+    #[inline]
     pub fn on_attempt_end(&mut self, job: &Job, now: Time, ran: Time) {
         self.events += 1;
         self.tally.on_attempt_end(job, now, ran);
@@ -290,6 +305,7 @@ impl Recorder {
 
     /// Worker time `job` held that did no useful work: a failed attempt, a
     /// slowdown's extra, or (`killed`) an attempt a capacity loss stopped.
+    #[inline]
     pub fn on_lost(&mut self, job: &Job, wasted: Time, killed: bool) {
         self.tally.on_lost(job, wasted, killed);
     }
@@ -334,6 +350,7 @@ impl Recorder {
     }
 
     /// A job's life ended.
+    #[inline]
     pub fn on_end(&mut self, sc: &Scenario, job: &Job, now: Time, outcome: Outcome) -> Result<()> {
         self.events += 1;
         self.tally.on_end(sc, job, now, outcome);

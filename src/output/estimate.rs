@@ -30,14 +30,30 @@ pub fn log_bytes(sc: &Scenario, load: &OfferedLoad) -> f64 {
     // jobs.csv's row per job, dispatches.csv's per start: one per slice of
     // a sliced job (each policy may slice differently)
     let (per_job, per_start) = (90.0, 40.0);
-    sc.policies
+    let logs: f64 = sc
+        .policies
         .iter()
         .map(|p| {
             let extra: f64 =
                 sc.workload.iter().map(|e| e.expected_starts(p.slice) - e.arrivals.expected_count()).sum();
             jobs * per_job + (jobs + extra) * per_start + ticks * per_tick
         })
-        .sum()
+        .sum();
+
+    // under a topology, a row per declared queue (queue_totals.csv) and per
+    // pool (pools.csv, which also names the pool's queues), whatever the work:
+    // 65,535 queues and pools write 2.9 MB for 200 jobs
+    let declared: f64 = sc
+        .policies
+        .iter()
+        .filter_map(|p| sc.topologies.get(p.topology?))
+        .map(|t| {
+            let queues: usize = t.queues.iter().map(|q| q.len() + 16).sum();
+            let pools: usize = t.pools.iter().map(|p| p.name.len() + 24 + 6 * p.queues.len()).sum();
+            (queues + pools) as f64
+        })
+        .sum();
+    logs + declared
 }
 
 /// A byte count in words: `1.4 GB`.

@@ -31,7 +31,7 @@ mod round_robin;
 mod share;
 mod slot_list;
 #[cfg(test)]
-mod testkit;
+pub(crate) mod testkit;
 mod wfq;
 
 use crate::core::{Gate, Job, JobTable, Slot};

@@ -80,6 +80,7 @@ impl Merge {
     }
 
     /// The next arrival and, when `want_ids`, its trace id.
+    #[inline]
     pub fn next(&mut self, src: &mut impl Pull, want_ids: bool) -> Option<(Arrival, Option<Box<str>>)> {
         match self {
             Merge::Heap(h) => h.next(src, want_ids),
@@ -95,6 +96,7 @@ pub struct HeapMerge {
 }
 
 impl HeapMerge {
+    #[inline]
     fn next(&mut self, src: &mut impl Pull, want_ids: bool) -> Option<(Arrival, Option<Box<str>>)> {
         let (_, i) = self.heap.pop()?;
         let out = self.pending[i].take()?;
