@@ -83,11 +83,11 @@ fn commands(b: &Block) -> Vec<Cmd> {
     for (line, text) in logical {
         // leading variable assignments (`NO_COLOR=1 fairsim ...`) stay in the command
         let words: Vec<&str> = text.split_whitespace().collect();
-        let first = words.iter().position(|w| !(w.contains('=') && !w.starts_with('-'))).unwrap_or(0);
+        let first = words.iter().position(|w| !w.contains('=') || w.starts_with('-')).unwrap_or(0);
         let rest = words[first..].join(" ");
-        let text = if rest.starts_with("cargo run --release -- ") {
+        let text = if let Some(args) = rest.strip_prefix("cargo run --release -- ") {
             let prefix = words[..first].join(" ");
-            format!("{prefix} fairsim {}", &rest["cargo run --release -- ".len()..]).trim().to_string()
+            format!("{prefix} fairsim {args}").trim().to_string()
         } else if rest == "fairsim" || rest.starts_with("fairsim ") {
             text
         } else {
