@@ -4,9 +4,9 @@
 # free ports of its own and a new temporary folder, so it cannot meet a
 # cluster someone else runs), submits a small sweep with the shipped
 # deploy/slurm/submit.sh (a 4-task array of sweep.sbatch and a dependent
-# merge job), waits at most FAIRSIM_SLURM_TIMEOUT seconds (default 180),
-# runs the same sweep locally, and compares the two folders byte for byte
-# (diff -r). The daemons it started are stopped by their pids on every exit.
+# merge job), waits at most FAIRSIM_SLURM_TIMEOUT seconds (default 180)
+# for them, runs the same sweep locally, and compares the two folders byte
+# for byte (diff -r). The daemons it started are stopped by their pids on every exit.
 #
 #   deploy/slurm/test-slurm.sh          # exit 0: merged == local
 #
@@ -89,6 +89,7 @@ cluster=$("$root/deploy/slurm/local-cluster.sh" start)
 export SLURM_CONF=$cluster/slurm.conf
 sinfo -h -o %T | grep -q idle || { say "the node did not become idle"; cat "$cluster"/slurm*.log >&2; exit 1; }
 say "cluster up in $cluster (ports $SLURMCTLD_PORT, $SLURMD_PORT)"
+say "fairsim: $fairsim"
 
 cat > "$work/two.yaml" <<'YAML'
 name: two-tenants
@@ -106,7 +107,8 @@ base=$work/slurm
 ids=$(FAIRSIM_SBATCH_ARGS=--cpus-per-task=1 FAIRSIM=$fairsim "$root/deploy/slurm/submit.sh" 4 "$base" "$work/two.yaml" "${sweep[@]}")
 say "$ids"
 merge=$(echo "$ids" | sed -n 's/.*merge job \([0-9]*\).*/\1/p')
-deadline=$((started + limit))
+# the limit is for the jobs: a build or an apt-get install before them does not count
+deadline=$(($(date +%s) + limit))
 while [ -n "$(squeue -h -j "$merge" 2>/dev/null)" ]; do
   if [ "$(date +%s)" -ge "$deadline" ]; then
     say "timed out after $limit s; queue:"; squeue >&2 || true
