@@ -1,4 +1,4 @@
-//! The module layering of README's "Architecture": each stage imports only
+//! The module layering of docs/architecture.md: each stage imports only
 //! the stages before it, so there is no import circle. Read from the source
 //! (comments and test modules aside), so a new import that closes a circle
 //! fails here. Also the size rule: no source file past about 600 lines.

@@ -1,4 +1,4 @@
-//! `fairsim check DIR` (issue 17, docs/check.md): passes on the folder of
+//! `fairsim check DIR` (docs/check.md): passes on the folder of
 //! every shipped scenario; fails with exit code 1, naming the rule, the
 //! time and the job, on folders tampered one rule at a time; exit code 2
 //! for a folder that is not a full results folder. The property test over
@@ -63,7 +63,7 @@ fn num(cell: &str) -> f64 {
     cell.parse().expect("a number")
 }
 
-/// The A, B, C example (seed 002) run with full logs: its folder.
+/// The A, B, C example (the fairness-log article) run with full logs: its folder.
 fn abc() -> (tempfile::TempDir, PathBuf) {
     let dir = tempdir();
     let out = dir.path().join("out");

@@ -1,4 +1,4 @@
-//! Seed 004's invariants as property tests (issue 14), over generated
+//! The backpressure article's invariants as property tests, over generated
 //! scenarios, under every registered policy (the variants in `POLICIES`
 //! cover them all; `every_registered_policy_is_covered` keeps it so) and
 //! three topologies. Each case runs in-process through the library with

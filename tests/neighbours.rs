@@ -12,7 +12,7 @@
 //!
 //! All scenarios use constant service times, so workers free at known
 //! instants; at one instant the engine handles completions, then arrivals,
-//! then dispatch (README, "How it works").
+//! then dispatch (docs/architecture.md).
 
 mod common;
 

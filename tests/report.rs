@@ -341,7 +341,7 @@ fn no_plots_and_summary_logs() {
     assert!(!out.path().join("report.html").exists());
     assert!(!out.path().join("charts").exists());
     // summary logs: the report has the charts summary.csv and
-    // comparison.csv allow (issue 15: it used to say "No charts"), and
+    // comparison.csv allow (it used to say "No charts"), and
     // `report` rebuilds it byte for byte
     let out = tempdir();
     run(&scenario("abc-rotation.yaml"), out.path(), &["--logs", "summary"]);

@@ -1,5 +1,5 @@
-//! What report.html and its charts show a reader (issue 15, "Reports people
-//! put on a screen"): durations in units, the provenance line, the tenant
+//! What report.html and its charts show a reader (reports people put on a
+//! screen): durations in units, the provenance line, the tenant
 //! tables cut to the worst rows, a log axis that reaches past its tallest
 //! bar, and the reference lines of SLAs and worker counts.
 

@@ -1,5 +1,5 @@
 //! Utilization per resource (`resources.csv`) and the headline utilization
-//! of a pool bounded by `resources:` alone (issue 15: it read 0.0%).
+//! of a pool bounded by `resources:` alone (it used to read 0.0%).
 
 mod common;
 

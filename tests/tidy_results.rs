@@ -91,7 +91,7 @@ fn long_files_agree_with_ticks_csv_on_noisy_neighbor_and_the_abc_example() {
     assert!(!read_csv(&out.path().join("st/shuffle-shard/skips.csv")).is_empty());
 }
 
-/// The article's A, B, C example (seed 002, scenarios/abc-rotation.yaml):
+/// The article's A, B, C example (the fairness-log article, scenarios/abc-rotation.yaml):
 /// two workers, unit jobs, cap 1 while others wait, rotation A, B, C; A has
 /// 40 jobs, B 3, C 2, all at 0 s. Jobs are numbered in arrival order, entry
 /// by entry: A 0..39, B 40..42, C 43..44, and each tenant's jobs start in

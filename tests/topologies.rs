@@ -1,4 +1,4 @@
-//! Queues, pools and routing (issue 13), each against an answer derived in
+//! Queues, pools and routing, each against an answer derived in
 //! the test's comment: weighted and strict polling, shuffle-sharding's
 //! combinatorics and its three groups of victims, plain sharding's one in
 //! ten, throttling's two thirds, the long-job pool that lends its workers.

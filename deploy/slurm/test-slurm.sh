@@ -1,30 +1,45 @@
 #!/usr/bin/env bash
-# The Slurm test of `fairsim sweep --shard` (issue 16): on this one machine,
+# The Slurm test of `fairsim sweep --shard`: on this one machine,
 # starts a private single-node Slurm (deploy/slurm/local-cluster.sh, on
 # free ports of its own and a new temporary folder, so it cannot meet a
 # cluster someone else runs), submits a small sweep with the shipped
 # deploy/slurm/submit.sh (a 4-task array of sweep.sbatch and a dependent
-# merge job), waits at most FAIRSIM_SLURM_TIMEOUT seconds (default 180),
-# runs the same sweep locally, and compares the two folders byte for byte
-# (diff -r). The daemons it started are stopped by their pids on every exit.
+# merge job), waits at most FAIRSIM_SLURM_TIMEOUT seconds (default 180)
+# for them, runs the same sweep locally, and compares the two folders byte
+# for byte (diff -r). The daemons it started are stopped by their pids on every exit.
 #
 #   deploy/slurm/test-slurm.sh          # exit 0: merged == local
 #
 # Needs root, or sudo without a password (the daemons run as root;
 # slurm-wlm and munge are installed with apt-get when missing). About 11 s
-# on a 2-core machine once fairsim is built (it builds it if missing).
+# on a 2-core machine once fairsim is built. The binary is FAIRSIM when set,
+# otherwise the one `cargo build --release` reports, wherever cargo puts it
+# (CARGO_TARGET_DIR, build.target-dir): it is built as the calling user,
+# before the test becomes root.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 limit=${FAIRSIM_SLURM_TIMEOUT:-180}
 started=$(date +%s)
 say() { echo "test-slurm: $*" >&2; }
 
-if [ "$(id -u)" != 0 ] && sudo -n true 2>/dev/null; then
-  exec sudo -n -E "$0" "$@"
-fi
-if [ "$(id -u)" != 0 ]; then
+if [ "$(id -u)" != 0 ] && ! sudo -n true 2>/dev/null; then
   say "needs root: the test starts munged, slurmctld and slurmd (and may apt-get install slurm-wlm munge); run it as root or with sudo"
   exit 1
+fi
+# Ask cargo where the binary is: it is `target/release/fairsim` only when
+# neither CARGO_TARGET_DIR nor a cargo config moves the target folder.
+if [ -z "${FAIRSIM:-}" ]; then
+  FAIRSIM=$(cd "$root" && nice -n 10 cargo build --release --locked --bin fairsim \
+    --message-format=json-render-diagnostics |
+    sed -n '/"reason":"compiler-artifact"/s/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
+fi
+if [ ! -x "$FAIRSIM" ]; then
+  say "no fairsim binary (cargo reported '$FAIRSIM'); set FAIRSIM to one"
+  exit 1
+fi
+export FAIRSIM
+if [ "$(id -u)" != 0 ]; then
+  exec sudo -n -E "$0" "$@"
 fi
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
   say "installing slurm-wlm and munge"
@@ -68,15 +83,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-fairsim=$root/target/release/fairsim
-if [ ! -x "$fairsim" ] || [ -n "${FAIRSIM_BUILD:-}" ]; then
-  (cd "$root" && nice -n 10 cargo build --release --locked >&2)
-fi
+fairsim=$FAIRSIM
 
 cluster=$("$root/deploy/slurm/local-cluster.sh" start)
 export SLURM_CONF=$cluster/slurm.conf
 sinfo -h -o %T | grep -q idle || { say "the node did not become idle"; cat "$cluster"/slurm*.log >&2; exit 1; }
 say "cluster up in $cluster (ports $SLURMCTLD_PORT, $SLURMD_PORT)"
+say "fairsim: $fairsim"
 
 cat > "$work/two.yaml" <<'YAML'
 name: two-tenants
@@ -94,7 +107,8 @@ base=$work/slurm
 ids=$(FAIRSIM_SBATCH_ARGS=--cpus-per-task=1 FAIRSIM=$fairsim "$root/deploy/slurm/submit.sh" 4 "$base" "$work/two.yaml" "${sweep[@]}")
 say "$ids"
 merge=$(echo "$ids" | sed -n 's/.*merge job \([0-9]*\).*/\1/p')
-deadline=$((started + limit))
+# the limit is for the jobs: a build or an apt-get install before them does not count
+deadline=$(($(date +%s) + limit))
 while [ -n "$(squeue -h -j "$merge" 2>/dev/null)" ]; do
   if [ "$(date +%s)" -ge "$deadline" ]; then
     say "timed out after $limit s; queue:"; squeue >&2 || true

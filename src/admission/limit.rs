@@ -57,7 +57,7 @@ impl SlidingWindow {
 }
 
 /// The count of the current fixed window [k·per, (k+1)·per); a job in a
-/// later window finds it empty (seed 001's `enqueue:{tenant}:{hour}` key,
+/// later window finds it empty (Naeem's article's `enqueue:{tenant}:{hour}` key,
 /// which expires with its hour).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct FixedWindow {

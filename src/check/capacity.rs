@@ -1,5 +1,5 @@
 //! Rules on how many jobs ran at once: in all (workers, and each pool's
-//! workers under a topology), per tenant (caps), and seed 002's "a single
+//! workers under a topology), per tenant (caps), and the fairness-log article's "a single
 //! tenant occupies every worker while another tenant is waiting".
 
 use std::collections::HashMap;
@@ -247,7 +247,7 @@ pub fn caps(run: &Run) -> RuleResult {
     Ok(Verdict::Checked(format!("{checked} capped tenants under spare: {mode}")))
 }
 
-/// `stop-one-tenant-holds-all` (seed 002): no dispatch leaves one capped
+/// `stop-one-tenant-holds-all` (the fairness-log article): no dispatch leaves one capped
 /// tenant holding every worker while another tenant is claimable. As the
 /// engine's audit, for round_robin with caps only: without a cap a tenant
 /// may hold every worker (round robin counts jobs, not service), and other

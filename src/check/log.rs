@@ -1,6 +1,6 @@
 //! `log-agrees`: the observation log (ticks.csv, and dispatches.csv and
 //! skips.csv when the folder has them) tells the same story as jobs.csv;
-//! and seed 002's first stop condition, every skip with a reason.
+//! and the fairness-log article's first stop condition, every skip with a reason.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -323,7 +323,7 @@ fn skips(s: &Table, ticks_table: &Table, rows: &[Tick]) -> Result<usize, Violati
     Ok(s.rows.len())
 }
 
-/// `stop-unexplained-skip` (seed 002: "any tenant with waiting work and
+/// `stop-unexplained-skip` (the fairness-log article: "any tenant with waiting work and
 /// below its cap is skipped ... without a recorded reason"): every entry
 /// of every `skipped` cell names a tenant and a reason.
 pub fn unexplained_skip(run: &Run) -> RuleResult {

@@ -1,5 +1,5 @@
 //! `fairsim check DIR`: re-verifies a results folder from its CSV files
-//! alone, independent of the engine and the policies (issue 17). The echoed
+//! alone, independent of the engine and the policies. The echoed
 //! scenario.yaml says what the run promised (workers, caps, `spare`, the
 //! policy kind, admission rules); jobs.csv and the observation log say what
 //! happened. Each rule reports how much it checked or why it could not;

@@ -171,7 +171,7 @@ pub fn finish(run: &Run) -> RuleResult {
     Ok(Verdict::Checked(what))
 }
 
-/// `stop-tenant-identity` (seed 002: "tenant identity on jobs is missing"):
+/// `stop-tenant-identity` (the fairness-log article: "tenant identity on jobs is missing"):
 /// every job names a tenant the scenario declares (or, with a trace, any
 /// non-empty tenant: the trace declares its own).
 pub fn tenant_identity(run: &Run) -> RuleResult {

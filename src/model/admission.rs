@@ -37,7 +37,7 @@ pub enum Limit {
 pub enum Predictor {
     /// `backlog`: the scope's outstanding work (queued service plus the
     /// remaining service of its running jobs) over the drain rate, every
-    /// worker of the run (seed 004's B/μ).
+    /// worker of the run (the backpressure article's B/μ).
     Backlog,
     /// `oldest`: the age of the scope's oldest claimable job, as measured.
     Oldest,

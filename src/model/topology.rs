@@ -98,7 +98,7 @@ pub enum Throttle {
     /// A sliding-window counter (sidekiq-fair_tenant): a job overflows when
     /// the tenant already enqueued `limit` jobs in the last `window`.
     Window { limit: u32, window: Time },
-    /// A fixed (calendar) window counter (seed 001's hourly key): at most
+    /// A fixed (calendar) window counter (Naeem's article's hourly key): at most
     /// `limit` jobs in each window [k·per, (k+1)·per), the count starting
     /// afresh at every boundary.
     Fixed { limit: u32, per: Time },

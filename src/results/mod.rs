@@ -1,8 +1,12 @@
 //! The results of a run as one serializable model: per policy, the
 //! comparison row ([`Comparison`], one row of `comparison.csv`) and the
-//! per-group rows ([`GroupRow`], the rows of `summary.csv`). Every exporter
-//! (CSV files, the terminal table, JSON) reads this model, so a new metric
-//! is one field here plus its line in docs/metrics.md.
+//! per-group rows ([`GroupRow`], the rows of `summary.csv`), and the
+//! catalogue of their columns ([`COLUMNS`]: unit, files, whether it sums
+//! over tenants, its line of docs). Every exporter (CSV files, the terminal
+//! table, JSON) reads this model, and tune, the report's units and its
+//! collapsed rows read the catalogue, so a new metric is one field here
+//! plus its catalogue line (and the same line in docs/metrics.md, which a
+//! test compares with the catalogue).
 
 pub mod cells;
 pub mod document;
@@ -119,6 +123,141 @@ pub struct GroupRow {
     pub deferred: u64,
     pub goodput: Secs,
     pub lost_work: Secs,
+}
+
+/// What the numbers of a column are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// A time or duration, in seconds.
+    Time,
+    /// A dimensionless number: an index, a share, a fraction or a ratio.
+    Ratio,
+    /// A count of jobs.
+    Count,
+    /// A name (text).
+    Name,
+}
+
+impl Unit {
+    /// The unit as docs/metrics.md writes it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Unit::Time => "time (s)",
+            Unit::Ratio => "ratio",
+            Unit::Count => "count",
+            Unit::Name => "name",
+        }
+    }
+}
+
+/// Which files have a column: `comparison.csv` ([`Comparison`]),
+/// `summary.csv` ([`GroupRow`]), or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Files {
+    Comparison,
+    Summary,
+    Both,
+}
+
+impl Files {
+    pub fn comparison(self) -> bool {
+        self != Files::Summary
+    }
+    pub fn summary(self) -> bool {
+        self != Files::Comparison
+    }
+    /// The files as docs/metrics.md writes them.
+    pub fn word(self) -> &'static str {
+        match self {
+            Files::Comparison => "comparison",
+            Files::Summary => "summary",
+            Files::Both => "both",
+        }
+    }
+}
+
+/// One column of `comparison.csv` or `summary.csv`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    pub name: &'static str,
+    pub unit: Unit,
+    pub files: Files,
+    /// Whether the tenants' values add up to a meaningful total (the
+    /// report's "… and K more tenants" row sums these and shows the
+    /// largest value of the others).
+    pub summed: bool,
+    /// Its line in docs/metrics.md, "Every column".
+    pub doc: &'static str,
+}
+
+const fn col(name: &'static str, unit: Unit, files: Files, summed: bool, doc: &'static str) -> Column {
+    Column { name, unit, files, summed, doc }
+}
+
+use Files::{Both, Comparison as Cmp, Summary as Sum};
+use Unit::{Count, Name, Ratio as R, Time as T};
+
+/// Every column of [`Comparison`] and [`GroupRow`], in the order of
+/// `comparison.csv`, then the columns only `summary.csv` has, in its order.
+/// A test checks it against the two structs and against docs/metrics.md.
+#[rustfmt::skip]
+pub const COLUMNS: &[Column] = &[
+    col("policy", Name, Cmp, false, "the policy's label (its folder name)"),
+    col("jobs", Count, Both, true, "arrivals, whatever their outcome"),
+    col("completed", Count, Both, true, "jobs that finished successfully"),
+    col("rejected", Count, Both, true, "jobs refused by admission for good (`reject`, or `retry` with its re-sends spent)"),
+    col("utilization", R, Both, true, "busy worker time / (workers × makespan), or over the worker time the pool offered when `capacity:` changes its size; a pool bounded by `resources:` alone gives its busiest resource's utilization in `comparison.csv` (see `resources.csv`) and an empty cell in `summary.csv`; an empty run gives 0. Per group: the group's service over the same worker time, so the groups add up to the `all` row"),
+    col("wait_p99", T, Both, false, "nearest-rank p99 of the wait of the started jobs"),
+    col("worst_tenant_p99", T, Cmp, false, "the highest per-tenant p99 wait; whose it is: `worst_tenant`"),
+    col("worst_class_p99", T, Cmp, false, "the highest per-class p99 wait; whose it is: `worst_class`"),
+    col("oldest_age_max", T, Both, false, "the longest any job of the group sat claimable (see [Oldest claimable age](#oldest-claimable-age))"),
+    col("jain", R, Cmp, false, "mean Jain's index over counted fairness windows"),
+    col("makespan", T, Cmp, false, "time of the last job's end"),
+    col("kind", Name, Cmp, false, "the registered policy name (`policy` is the label)"),
+    col("worst_tenant", Name, Cmp, false, "the tenant of `worst_tenant_p99` (the first on ties)"),
+    col("worst_class", Name, Cmp, false, "the class of `worst_class_p99`"),
+    col("jain_min", R, Cmp, false, "the worst counted fairness window"),
+    col("tenant_p99_median", T, Cmp, false, "median over tenants of their p99 wait"),
+    col("slowdown_mean", R, Both, false, "mean slowdown of completed jobs"),
+    col("slowdown_p99", R, Both, false, "p99 slowdown of completed jobs"),
+    col("sla_misses", Count, Both, true, "jobs that waited longer than their class's `sla`"),
+    col("deadline_misses", Count, Both, true, "jobs that finished after their deadline, or expired"),
+    col("deferred", Count, Both, true, "jobs that admission deferred: taken in, claimable later (see docs/scenario.md, Admission)"),
+    col("goodput", T, Both, true, "seconds of useful work: the service of the attempts that completed their jobs, at undisturbed speed (`service` less failed attempts, the extra of slowed attempts, and `lost_work`)"),
+    col("lost_work", T, Both, true, "seconds of work lost by stopped attempts: killed by a capacity loss (`capacity:` with `loss: kill`) or preempted (`reserve` with `preempt:`; at a checkpoint only the work since it), charged to their tenants (part of `service`)"),
+    col("scope", Name, Sum, false, "`all`, `class` or `tenant`"),
+    col("name", Name, Sum, false, "the class or tenant (`all` for the first row)"),
+    col("wait_mean", T, Sum, false, "mean wait, seconds to six decimals"),
+    col("wait_p50", T, Sum, false, "nearest-rank median wait"),
+    col("wait_p95", T, Sum, false, "nearest-rank p95 wait"),
+    col("wait_max", T, Sum, false, "the longest wait"),
+    col("failed", Count, Sum, true, "jobs whose every allowed attempt failed"),
+    col("expired", Count, Sum, true, "jobs dropped by the policy (e.g. `edf` with `late: drop`)"),
+    col("unfinished", Count, Sum, true, "jobs still queued or running when the run ended"),
+    col("service", T, Sum, true, "worker time the group's attempts held"),
+    col("share_received", R, Sum, true, "the group's part of all service received in fairness windows"),
+    col("share_entitled", R, Sum, true, "the group's part of the max-min fair entitlement over the same windows"),
+];
+
+/// The catalogue's line for a column name.
+pub fn column(name: &str) -> Option<&'static Column> {
+    COLUMNS.iter().find(|c| c.name == name)
+}
+
+/// The catalogue as docs/metrics.md shows it, "Every column".
+pub fn columns_table() -> String {
+    let mut t = String::from("| column | unit | in | sums over tenants | meaning |\n|---|---|---|---|---|\n");
+    for c in COLUMNS {
+        let sums = if c.summed { "yes" } else { "" };
+        t.push_str(&format!(
+            "| `{}` | {} | {} | {sums} | {} |\n",
+            c.name,
+            c.unit.word(),
+            c.files.word(),
+            c.doc
+        ));
+    }
+    t
 }
 
 impl PolicyResult {
@@ -311,12 +450,50 @@ mod tests {
     }
 
     #[test]
-    fn every_column_is_documented() {
-        // a new metric is a field here plus its line in docs/metrics.md
-        let docs = include_str!("../../docs/metrics.md");
+    fn the_catalogue_lists_every_column_once_in_file_order() {
         let row = GroupRow::new(Scope::All, "all", &GroupStats::default(), &GroupStats::default(), None);
+        let of =
+            |f: fn(Files) -> bool| COLUMNS.iter().filter(|c| f(c.files)).map(|c| c.name).collect::<Vec<_>>();
+        assert_eq!(of(Files::comparison), names(&comparison()), "COLUMNS against the fields of Comparison");
+        // summary.csv has its own order: compare its columns as a set
+        let (mut listed, mut fields) = (of(Files::summary), names(&row));
+        listed.sort_unstable();
+        fields.sort_unstable();
+        assert_eq!(listed, fields, "COLUMNS against the fields of GroupRow");
+        for (i, c) in COLUMNS.iter().enumerate() {
+            assert!(COLUMNS[..i].iter().all(|d| d.name != c.name), "`{}` listed twice", c.name);
+            assert!(!(c.summed && c.unit == Unit::Name), "a name cannot sum: `{}`", c.name);
+        }
+    }
+
+    #[test]
+    fn the_catalogue_matches_the_cells() {
+        // the unit says how a cell is written: times as seconds, counts as integers
+        let row = GroupRow::new(Scope::All, "all", &GroupStats::default(), &GroupStats::default(), None);
+        for (name, cell) in cells(&comparison()).into_iter().chain(cells(&row)) {
+            let unit = column(name).expect("in the catalogue").unit;
+            let ok = match cell {
+                Cell::Empty => unit != Unit::Name || name.starts_with("worst_"),
+                Cell::Int(_) => unit == Unit::Count,
+                Cell::Secs(_) | Cell::MeanSecs(_) => unit == Unit::Time,
+                Cell::Ratio(_) | Cell::Float(_) => unit == Unit::Ratio,
+                Cell::Text(_) => unit == Unit::Name,
+            };
+            assert!(ok, "`{name}`: cell {cell:?} but unit {unit:?}");
+        }
+    }
+
+    #[test]
+    fn docs_metrics_lists_exactly_the_catalogue() {
+        // a new metric is a field here plus its catalogue line, and that line in docs/metrics.md
+        let docs = include_str!("../../docs/metrics.md");
+        let table = columns_table();
+        assert!(
+            docs.contains(&table),
+            "docs/metrics.md, \"Every column\", must hold the catalogue's table as it stands:\n\n{table}"
+        );
         let res = ResourceRow { resource: "gpu".into(), capacity: 4, used: Secs(0), utilization: None };
-        for name in names(&comparison()).into_iter().chain(names(&row)).chain(names(&res)) {
+        for name in names(&res) {
             assert!(docs.contains(&format!("`{name}`")), "docs/metrics.md does not describe `{name}`");
         }
     }

@@ -6,7 +6,7 @@
 use crate::model::Scenario;
 use crate::policy::closest;
 use crate::results::cells::{cells, Cell};
-use crate::results::{PolicyResult, Scope as GroupScope};
+use crate::results::{PolicyResult, Scope as GroupScope, Unit, COLUMNS};
 
 /// What a figure counts, which decides the units its bound takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,39 +27,23 @@ pub enum Scope {
     Tenant(String),
 }
 
-/// Column name, kind, and whether `summary.csv` has it per class and tenant
-/// (the others are figures of the whole run only).
-const CATALOG: &[(&str, Kind, bool)] = &[
-    ("wait_mean", Kind::Secs, true),
-    ("wait_p50", Kind::Secs, true),
-    ("wait_p95", Kind::Secs, true),
-    ("wait_p99", Kind::Secs, true),
-    ("wait_max", Kind::Secs, true),
-    ("oldest_age_max", Kind::Secs, true),
-    ("service", Kind::Secs, true),
-    ("goodput", Kind::Secs, true),
-    ("lost_work", Kind::Secs, true),
-    ("slowdown_mean", Kind::Ratio, true),
-    ("slowdown_p99", Kind::Ratio, true),
-    ("share_received", Kind::Ratio, true),
-    ("share_entitled", Kind::Ratio, true),
-    ("utilization", Kind::Ratio, true),
-    ("jobs", Kind::Count, true),
-    ("completed", Kind::Count, true),
-    ("rejected", Kind::Count, true),
-    ("failed", Kind::Count, true),
-    ("expired", Kind::Count, true),
-    ("unfinished", Kind::Count, true),
-    ("sla_misses", Kind::Count, true),
-    ("deadline_misses", Kind::Count, true),
-    ("deferred", Kind::Count, true),
-    ("jain", Kind::Ratio, false),
-    ("jain_min", Kind::Ratio, false),
-    ("makespan", Kind::Secs, false),
-    ("worst_tenant_p99", Kind::Secs, false),
-    ("worst_class_p99", Kind::Secs, false),
-    ("tenant_p99_median", Kind::Secs, false),
-];
+/// The kind of number a column of the results catalogue holds; `None`
+/// for names, which no requirement can bound.
+fn kind(unit: Unit) -> Option<Kind> {
+    match unit {
+        Unit::Time => Some(Kind::Secs),
+        Unit::Ratio => Some(Kind::Ratio),
+        Unit::Count => Some(Kind::Count),
+        Unit::Name => None,
+    }
+}
+
+/// The numeric columns of the catalogue: name, kind, and whether
+/// `summary.csv` has it per class and tenant (the others are figures of
+/// the whole run only).
+fn catalog() -> impl Iterator<Item = (&'static str, Kind, bool)> {
+    COLUMNS.iter().filter_map(|c| Some((c.name, kind(c.unit)?, c.files.summary())))
+}
 
 /// Short names for the waits, as people say them ("p99 under 2 s").
 const ALIASES: &[(&str, &str)] = &[
@@ -85,10 +69,10 @@ pub struct Metric {
 /// per class and tenant; the error offers the nearest name.
 pub fn lookup(name: &str) -> Result<(&'static str, Kind, bool), String> {
     let column = ALIASES.iter().find(|(a, _)| *a == name).map_or(name, |(_, c)| c);
-    if let Some(&(c, kind, grouped)) = CATALOG.iter().find(|(c, _, _)| *c == column) {
-        return Ok((c, kind, grouped));
+    if let Some(found) = catalog().find(|(c, _, _)| *c == column) {
+        return Ok(found);
     }
-    let names: Vec<&str> = ALIASES.iter().map(|a| a.0).chain(CATALOG.iter().map(|c| c.0)).collect();
+    let names: Vec<&str> = ALIASES.iter().map(|a| a.0).chain(catalog().map(|c| c.0)).collect();
     let hint = closest(name, &names).map(|n| format!("did you mean `{n}`? ")).unwrap_or_default();
     Err(format!("unknown metric `{name}`; {hint}choose one of: {} (docs/tune.md)", names.join(", ")))
 }

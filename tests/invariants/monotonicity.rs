@@ -1,4 +1,4 @@
-//! Policy monotonicity (seed 004's invariant 7): lowering a tenant's
+//! Policy monotonicity (the backpressure article's invariant 7): lowering a tenant's
 //! weight never increases the share it receives under the same demand and
 //! capacity.
 //!

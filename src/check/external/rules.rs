@@ -120,7 +120,7 @@ pub fn resources(run: &Run, ext: &External) -> RuleResult {
     Ok(Verdict::Checked(what.join(", ")))
 }
 
-/// `stop-tenant-identity` (seed 002): every row names a tenant.
+/// `stop-tenant-identity` (the fairness-log article): every row names a tenant.
 pub fn tenant_identity(run: &Run) -> RuleResult {
     if let Some(j) = run.jobs.iter().find(|j| j.tenant.is_empty()) {
         return Err(run.violation(

@@ -2,22 +2,7 @@
 //! reader takes in at a glance (`7m 35s`, `0.53 s`, `2h 05m`), fractions of
 //! capacity as percentages. The CSV files keep the exact values.
 
-/// Columns of `comparison.csv` and `summary.csv` that hold seconds.
-const DURATIONS: [&str; 13] = [
-    "wait_mean",
-    "wait_p50",
-    "wait_p95",
-    "wait_p99",
-    "wait_max",
-    "oldest_age_max",
-    "worst_tenant_p99",
-    "worst_class_p99",
-    "tenant_p99_median",
-    "makespan",
-    "service",
-    "goodput",
-    "lost_work",
-];
+use crate::results::{self, Unit};
 
 /// Columns that hold a fraction of capacity.
 const PERCENTS: [&str; 1] = ["utilization"];
@@ -26,7 +11,8 @@ const PERCENTS: [&str; 1] = ["utilization"];
 /// numbers (names, empty cells) are shown as they are.
 pub(super) fn cell(column: &str, raw: &str) -> String {
     let Ok(v) = raw.parse::<f64>() else { return raw.to_string() };
-    if DURATIONS.contains(&column) {
+    // the columns of `comparison.csv` and `summary.csv` that hold seconds
+    if results::column(column).is_some_and(|c| c.unit == Unit::Time) {
         duration(v)
     } else if PERCENTS.contains(&column) {
         percent(v)
@@ -78,7 +64,7 @@ mod tests {
 
     #[test]
     fn durations_switch_unit_at_the_rounded_boundaries() {
-        // the examples of issue 15: 7 x 60 + 35 = 455 s; 2 x 3600 + 5 x 60 = 7500 s
+        // the examples of docs/outputs.md: 7 x 60 + 35 = 455 s; 2 x 3600 + 5 x 60 = 7500 s
         assert_eq!(duration(455.0), "7m 35s");
         assert_eq!(duration(0.53), "0.53 s");
         assert_eq!(duration(7500.0), "2h 05m");

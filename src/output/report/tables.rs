@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use super::format::{cell, duration};
 use super::{esc, Table};
+use crate::results;
 
 /// Rows of one kind (tenants, queues) shown by name; beyond this many, the
 /// worst are shown and the rest collapsed into one row.
@@ -39,26 +40,6 @@ pub(super) fn html_table_as(t: &Table, names: &[String], out: &mut String) {
     }
     out.push_str("</tbody></table></div>\n");
 }
-
-/// Columns of `summary.csv` that add up over tenants; the other numeric
-/// columns (waits, ages, slowdowns) are shown as their largest value.
-const SUMMED: [&str; 15] = [
-    "jobs",
-    "completed",
-    "rejected",
-    "failed",
-    "expired",
-    "unfinished",
-    "service",
-    "sla_misses",
-    "deadline_misses",
-    "share_received",
-    "share_entitled",
-    "utilization",
-    "deferred",
-    "goodput",
-    "lost_work",
-];
 
 /// A policy's `summary.csv` as shown: every scope with at most
 /// [`TOP_ROWS`] + 1 rows whole; a longer one (tenants, queues) as its
@@ -96,8 +77,9 @@ pub(super) fn summary_view(t: &Table) -> (Table, usize) {
     (Table { header: t.header.clone(), rows }, collapsed)
 }
 
-/// The row standing for `rest`: sums of the [`SUMMED`] columns, the
-/// largest value of the other numeric ones.
+/// The row standing for `rest`: sums of the columns the results catalogue
+/// marks `summed` (counts, service, shares), the largest value of the
+/// other numeric ones (waits, ages, slowdowns).
 fn aggregate_row(header: &[String], scope: &str, rest: &[&Vec<String>]) -> Vec<String> {
     header
         .iter()
@@ -110,7 +92,7 @@ fn aggregate_row(header: &[String], scope: &str, rest: &[&Vec<String>]) -> Vec<S
                 if vals.is_empty() {
                     return String::new();
                 }
-                if SUMMED.contains(&h.as_str()) {
+                if results::column(h).is_some_and(|c| c.summed) {
                     let sum: f64 = vals.iter().sum();
                     if h.starts_with("share") {
                         format!("{sum:.4}")
