@@ -273,22 +273,8 @@ fn a_real_swf_log_on_a_pool_that_never_queues_shows_the_recorded_waits_as_error(
 
 #[test]
 fn a_trace_without_recorded_starts_is_a_usage_error_naming_the_column() {
-    let dir = tempdir();
-    let trace = dir.path().join("t.csv");
-    std::fs::write(&trace, "created_at,tenant,service\n0,A,1\n").expect("trace");
-    let sc = dir.path().join("t.yaml");
-    std::fs::write(&sc, "workers: 1\npolicies: [fifo]\n").expect("scenario");
-    let o = fairsim()
-        .args(["calibrate"])
-        .arg(&sc)
-        .arg("--trace")
-        .arg(&trace)
-        .args(["--policy", "fifo", "--out"])
-        .arg(dir.path().join("out"))
-        .output()
-        .expect("run");
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let (code, err, _dir) = calibrate_text("created_at,tenant,service\n0,A,1\n");
+    assert_eq!(code, 2);
     assert!(err.contains("started_at") && err.contains("t.csv:1"), "{err}");
 }
 
