@@ -7,6 +7,7 @@
 
 pub mod admission;
 pub mod faults;
+pub mod objectives;
 pub mod policy;
 pub mod tenants;
 pub mod topology;
@@ -15,6 +16,7 @@ pub mod workload;
 
 pub use admission::{Action, AdmissionChoice, AdmissionRule, AdmissionSet, Bound, Limit, Predictor, Scope};
 pub use faults::{Backoff, CapacityChange, Loss, RetrySpec, Slowdown};
+pub use objectives::{Direction, Limit as ObjectiveLimit, Measure, Objective, TenantScope};
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
 pub use tenants::{GeneratedSet, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
@@ -90,6 +92,9 @@ pub struct Scenario {
     pub retry: Option<RetrySpec>,
     /// Named rule sets (`admission_sets:`) a policy entry may pick instead.
     pub admission_sets: Vec<AdmissionSet>,
+    /// What must hold for an entry to pass (`objectives:`), in file order;
+    /// empty when the scenario declares none.
+    pub objectives: Vec<Objective>,
 }
 
 impl Scenario {

@@ -381,6 +381,7 @@ impl<'a> Builder<'a> {
             slowdowns,
             retry,
             admission_sets,
+            objectives: Vec::new(),
         })
     }
 
