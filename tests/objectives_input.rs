@@ -60,10 +60,10 @@ fn an_unknown_tenant_is_refused_with_the_closest() {
         objective("{tenant: flod, wait_p99: 5s}"),
         "bad.yaml:9:14: an objective names tenant `flod`, which is not in the scenario; did you mean `flood`? tenants: flood, A (declare it under `tenants:` or use it in `workload:`)"
     );
-    // in an all_but list: `{tenants: {all_but: [` is 5-25, `A` 26, `, ` 27-28, `flud` 29
+    // in an all_but list: `{tenants: {all_but: [` is 5-25, `A` 26, `, ` 27-28, `flod` 29
     assert_eq!(
-        objective("{tenants: {all_but: [A, flud]}, wait_p99: 5s}"),
-        "bad.yaml:9:29: an objective names tenant `flud`, which is not in the scenario; did you mean `flood`? tenants: flood, A (declare it under `tenants:` or use it in `workload:`)"
+        objective("{tenants: {all_but: [A, flod]}, wait_p99: 5s}"),
+        "bad.yaml:9:29: an objective names tenant `flod`, which is not in the scenario; did you mean `flood`? tenants: flood, A (declare it under `tenants:` or use it in `workload:`)"
     );
 }
 

@@ -91,7 +91,7 @@ fn scopes_resolve_to_ids_and_name_the_objective() {
             ("picked", Some(1), TenantScope::Each(vec![1, 5]), false),
             ("each tenant wait_max", None, TenantScope::AllBut(vec![]), false),
             // a share is each tenant's: unscoped, every tenant on its own
-            ("share", None, TenantScope::AllBut(vec![]), false),
+            ("each tenant share", None, TenantScope::AllBut(vec![]), false),
             ("utilization", None, TenantScope::All, true),
         ]
     );
