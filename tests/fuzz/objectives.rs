@@ -46,17 +46,19 @@ fn good_objective(g: G) -> BoxedStrategy<Vec<(String, String)>> {
     });
     // share is per tenant: a tenant scope but no class
     let share = (opt(0.5, scope()), pick(RATIOS)).prop_map(|(s, r)| {
-        let mut m: Vec<(String, String)> = s.unwrap_or_default().into_iter().filter(|(k, _)| k != "class").collect();
+        let mut m: Vec<(String, String)> =
+            s.unwrap_or_default().into_iter().filter(|(k, _)| k != "class").collect();
         m.push(kv("share", r));
         m
     });
-    let run_wide = (pick(OBJECTIVE_RATIO), pick(RATIOS), opt(0.3, dur_pos(g))).prop_map(|(k, r, d)| match k.as_str() {
-        "share" => vec![kv("share", r)],
-        _ => match d {
-            Some(d) => vec![kv("makespan", d)],
-            None => vec![kv(&k, r)],
-        },
-    });
+    let run_wide =
+        (pick(OBJECTIVE_RATIO), pick(RATIOS), opt(0.3, dur_pos(g))).prop_map(|(k, r, d)| match k.as_str() {
+            "share" => vec![kv("share", r)],
+            _ => match d {
+                Some(d) => vec![kv("makespan", d)],
+                None => vec![kv(&k, r)],
+            },
+        });
     prop_oneof![5 => timed, 1 => counted, 1 => share, 2 => run_wide].boxed()
 }
 
@@ -112,7 +114,10 @@ pub fn entry_tenants(g: G, caps: bool) -> BoxedStrategy<String> {
     let one = (
         pick(TENANTS),
         opt(0.6, weight(g)),
-        opt(if caps { 0.6 } else { 0.0 }, prop_oneof![8 => int_in(1..5), 1 => Just("4294967295".to_string())]),
+        opt(
+            if caps { 0.6 } else { 0.0 },
+            prop_oneof![8 => int_in(1..5), 1 => Just("4294967295".to_string())],
+        ),
     );
     let good = prop::collection::vec(one, 1..4)
         .prop_map(|v| {

@@ -311,7 +311,12 @@ pub fn scenario_doc(g: G) -> BoxedStrategy<String> {
             (Just(parts), Just(wave), Just(objectives), add_entry_tenants(g, policies))
         })
         .prop_map(
-            |((name, seed, workers, res, log, tenants, classes, workload, _, extras, frame), wave, objectives, policies)| {
+            |(
+                (name, seed, workers, res, log, tenants, classes, workload, _, extras, frame),
+                wave,
+                objectives,
+                policies,
+            )| {
                 let workload = add_to_entries(workload, &wave);
                 let mut keys: Vec<(String, Top)> = Vec::new();
                 for (k, v) in [
