@@ -36,6 +36,27 @@ pub fn execute(path: &Path) -> Result<()> {
     }
     let labels: Vec<String> = sc.policies.iter().map(|p| format!("{} ({})", p.label, p.kind)).collect();
     println!("  policies: {}", labels.join(", "));
+    for p in sc.policies.iter().filter(|p| !p.tenants.is_empty()) {
+        let changes: Vec<String> = p
+            .tenants
+            .iter()
+            .map(|c| {
+                let mut s = sc.tenants.name(c.id).into_owned();
+                if let Some(w) = c.weight {
+                    s.push_str(&format!(" weight {w}"));
+                }
+                if let Some(k) = c.cap {
+                    s.push_str(&format!(" cap {k}"));
+                }
+                s
+            })
+            .collect();
+        println!("  {}: its own tenants: {}", p.label, changes.join(", "));
+    }
+    if !sc.objectives.is_empty() {
+        let names: Vec<&str> = sc.objectives.iter().map(|o| o.name.as_str()).collect();
+        println!("  objectives: {}", names.join("; "));
+    }
     let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
     for t in &sc.topologies {
         let shape = match &t.planner {

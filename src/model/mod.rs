@@ -18,7 +18,7 @@ pub use admission::{Action, AdmissionChoice, AdmissionRule, AdmissionSet, Bound,
 pub use faults::{Backoff, CapacityChange, Loss, RetrySpec, Slowdown};
 pub use objectives::{Direction, Limit as ObjectiveLimit, Measure, Objective, TenantScope};
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
-pub use tenants::{GeneratedSet, TenantSpec, Tenants, MAX_TENANTS};
+pub use tenants::{GeneratedSet, TenantChange, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
     Busy, PlannerSpec, Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, Throttle, TopologySpec,
     MAX_QUEUES,
@@ -100,9 +100,12 @@ pub struct Scenario {
 impl Scenario {
     /// The scenario as one policy's run sees it: under a topology, a copy
     /// whose `workers` is the pools' total and whose `topology` is set; for
-    /// an entry with its own `admission:`, a copy with those rules.
+    /// an entry with its own `admission:`, a copy with those rules; for an
+    /// entry with its own `tenants:`, a copy whose tenants carry that
+    /// entry's weights and caps (so the engine's caps, the weighted
+    /// policies, the topology and the accounting all read the entry's).
     pub fn for_run(&self, spec: &PolicySpec) -> std::borrow::Cow<'_, Scenario> {
-        if spec.topology.is_none() && spec.admission == AdmissionChoice::Shared {
+        if spec.topology.is_none() && spec.admission == AdmissionChoice::Shared && spec.tenants.is_empty() {
             return std::borrow::Cow::Borrowed(self);
         }
         let mut sc = self.clone();
@@ -114,6 +117,9 @@ impl Scenario {
             AdmissionChoice::Shared => {}
             AdmissionChoice::Off => sc.admission.clear(),
             AdmissionChoice::Set(i) => sc.admission.clone_from(&self.admission_sets[i].rules),
+        }
+        for change in &spec.tenants {
+            sc.tenants.apply(change);
         }
         std::borrow::Cow::Owned(sc)
     }

@@ -15,9 +15,12 @@ pub enum Measure {
     /// The mean wait.
     WaitMean,
     /// The fraction of jobs that waited longer than their class's `sla`.
+    /// With a class, that class has an `sla` (the loader checks); without,
+    /// the jobs of the classes that have one count.
     SlaMisses,
     /// Service received over the max-min fair entitlement, summed over the
-    /// fairness windows (per tenant; 1 is a fair share).
+    /// fairness windows (per tenant; 1 is a fair share). Never pooled: the
+    /// loader gives an unscoped share [`TenantScope::AllBut`] of nobody.
     Share,
     /// Mean Jain's index over the fairness windows (whole run only).
     Jain,
@@ -74,7 +77,8 @@ pub enum TenantScope {
     /// for every one of them, and the worst one is its figure.
     Each(Vec<TenantId>),
     /// Each tenant except these (the everybody-else of the noisy-neighbour
-    /// question), each on its own as in [`TenantScope::Each`].
+    /// question), each on its own as in [`TenantScope::Each`]; of nobody,
+    /// every tenant on its own (`tenants: each`).
     AllBut(Vec<TenantId>),
 }
 

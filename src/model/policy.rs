@@ -48,6 +48,9 @@ pub struct PolicySpec {
     /// The admission rules of this run (`admission:` on the entry): the
     /// scenario's, none, or a named set.
     pub admission: super::AdmissionChoice,
+    /// This run's own tenant weights and caps (`tenants:` on the entry),
+    /// applied by [`super::Scenario::for_run`]; empty: the scenario's.
+    pub tenants: Vec<super::TenantChange>,
 }
 
 impl PolicySpec {

@@ -24,6 +24,15 @@ pub struct TenantSpec {
     pub cap: Option<u32>,
 }
 
+/// A policy entry's own weight or cap for one tenant (`tenants:` on the
+/// entry); each `None` keeps the scenario's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TenantChange {
+    pub id: TenantId,
+    pub weight: Option<f64>,
+    pub cap: Option<u32>,
+}
+
 /// A run of consecutive ids.
 #[derive(Debug, Clone, PartialEq)]
 enum Block {
@@ -114,6 +123,20 @@ impl Tenants {
     /// Gives generated tenant `id` a weight and cap of its own.
     pub fn set_override(&mut self, id: TenantId, weight: f64, cap: Option<u32>) {
         self.overrides.insert(id, (weight, cap));
+    }
+
+    /// Applies a policy entry's change to one tenant, named or generated.
+    pub fn apply(&mut self, change: &TenantChange) {
+        let (weight, cap) = self.share(change.id);
+        let (weight, cap) = (change.weight.unwrap_or(weight), change.cap.or(cap));
+        let named = match self.block(change.id) {
+            Block::Named { first, at, .. } => Some(at + (change.id - first) as usize),
+            Block::Generated { .. } => None,
+        };
+        match named {
+            Some(i) => (self.named[i].weight, self.named[i].cap) = (weight, cap),
+            None => self.set_override(change.id, weight, cap),
+        }
     }
 
     /// The generated sets, with their first ids.

@@ -7,6 +7,8 @@
 
 mod load;
 pub mod named_map;
+#[cfg(test)]
+mod objective_tests;
 pub mod raw;
 pub mod raw_sweep;
 #[cfg(test)]

@@ -102,6 +102,8 @@ pub struct RawScenario {
     pub capacity: Option<Spanned<Vec<Spanned<RawCapacityChange>>>>,
     pub slowdowns: Option<Spanned<Vec<Spanned<RawSlowdown>>>>,
     pub retry: Option<Spanned<RawRetry>>,
+    /// Each a map with one measure key; the loader reads the keys.
+    pub objectives: Option<Spanned<Vec<Spanned<RawValue>>>>,
     /// `fairsim sweep`'s options; `run` ignores them.
     pub sweep: Option<Spanned<super::raw_sweep::RawSweep>>,
 }
@@ -193,6 +195,7 @@ impl RawScenario {
             && self.slowdowns.is_none()
             && self.retry.is_none()
             && self.admission_sets.is_none()
+            && self.objectives.is_none()
     }
 }
 

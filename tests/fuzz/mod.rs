@@ -8,6 +8,7 @@ pub mod findings;
 pub mod keys;
 pub mod layout;
 pub mod mutate;
+pub mod objectives;
 pub mod policy;
 pub mod runner;
 pub mod scalars;

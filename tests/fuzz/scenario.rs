@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use proptest::prelude::*;
 
 use super::entries::{generator_entry, trace_entry};
+use super::objectives::{entry_tenants, objectives};
 use super::policy::policy;
 use super::scalars::{
     dur_pos, fields, int_in, long_name, noisy, odd_name, opt, pick, pick_static, stray, tick, weight,
@@ -60,6 +61,25 @@ fn add_to_policies(policies: Option<Top>, wave: &Wave) -> Option<Top> {
         )),
         other => other,
     }
+}
+
+/// Gives some policy entries a `tenants:` of their own: caps only off a
+/// topology (whose pools may claim in batches, which caps exclude).
+fn add_entry_tenants(g: G, policies: Option<Top>) -> BoxedStrategy<Option<Top>> {
+    let Some(Top::List(items)) = policies else { return Just(policies).boxed() };
+    let each: Vec<BoxedStrategy<String>> = items
+        .into_iter()
+        .map(|p| {
+            let caps = !p.contains("topology:");
+            opt(0.2, entry_tenants(g, caps))
+                .prop_map(move |t| match t {
+                    Some(t) => extend_map(&p, &without_dups(&p, &[("tenants".to_string(), t)])),
+                    None => p.clone(),
+                })
+                .boxed()
+        })
+        .collect();
+    each.prop_map(|v| Some(Top::List(v))).boxed()
 }
 
 /// `extra` less the keys `map` already has (a key twice is a YAML error,
@@ -284,11 +304,20 @@ pub fn scenario_doc(g: G) -> BoxedStrategy<String> {
             frame(g),
         ),
         wave(g),
+        opt(0.3, objectives(g)),
     )
+        .prop_flat_map(move |(parts, wave, objectives)| {
+            let policies = add_to_policies(parts.8.clone(), &wave);
+            (Just(parts), Just(wave), Just(objectives), add_entry_tenants(g, policies))
+        })
         .prop_map(
-            |((name, seed, workers, res, log, tenants, classes, workload, policies, extras, frame), wave)| {
-                let (workload, policies) =
-                    (add_to_entries(workload, &wave), add_to_policies(policies, &wave));
+            |(
+                (name, seed, workers, res, log, tenants, classes, workload, _, extras, frame),
+                wave,
+                objectives,
+                policies,
+            )| {
+                let workload = add_to_entries(workload, &wave);
                 let mut keys: Vec<(String, Top)> = Vec::new();
                 for (k, v) in [
                     ("name", name),
@@ -300,6 +329,7 @@ pub fn scenario_doc(g: G) -> BoxedStrategy<String> {
                     ("classes", classes),
                     ("workload", workload),
                     ("policies", policies),
+                    ("objectives", objectives),
                 ] {
                     if let Some(v) = v {
                         keys.push((k.to_string(), v));

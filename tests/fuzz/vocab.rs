@@ -329,3 +329,58 @@ pub const DUR_BAD: &[&str] = &[
     "2S",
     "1h30m",
 ];
+
+/// Objective measures bounded by a time, with percentiles at their edges.
+pub const OBJECTIVE_TIMED: &[&str] =
+    &["wait_p99", "wait_p50", "wait_p99.9", "wait_p100", "wait_p0.001", "wait_max", "wait_mean"];
+
+/// Objective measures bounded by a fraction.
+pub const OBJECTIVE_RATIO: &[&str] = &["share", "jain", "utilization"];
+
+/// Fractions as an objective takes them: a number or a percentage.
+pub const RATIOS: &[&str] = &["80%", "0.8", "1", "0", "100%", "0.5%", "0.999"];
+
+/// Objectives the loader must refuse, each with a place and a fix.
+pub const OBJECTIVE_BAD: &[&str] = &[
+    "{wait_p0: 5s}",
+    "{wait_p101: 5s}",
+    "{wait_p-1: 5s}",
+    "{wait_p99: 80%}",
+    "{wait_p99x: 5s}",
+    "{utilization: 5s}",
+    "{utilization: 1.5}",
+    "{jain: -1}",
+    "{rejected: 1.5}",
+    "{deferred: -1}",
+    "{class: hi, jain: 0.5}",
+    "{tenant: A, makespan: 1h}",
+    "{wait_p99: 5s, wait_mean: 1s}",
+    "{class: hi}",
+    "{}",
+    "{class: nope, wait_p99: 5s}",
+    "{tenant: nobody, wait_p99: 5s}",
+    "{tenants: [], wait_p99: 5s}",
+    "{tenants: {all_but: [A, A]}, wait_p99: 5s}",
+    "{tenant: A, tenants: [B], wait_p99: 5s}",
+    "{class: lo, sla_misses: 0.01}",
+    "{share: 0.8, class: hi}",
+    "{cost: maybe, wait_p99: 5s}",
+    "{name: \"\", wait_p99: 5s}",
+    "{wait_p99: [5s]}",
+    "{tenants: every, wait_p99: 1s}",
+    "wait_p99",
+];
+
+/// A policy entry's `tenants:` that the loader must refuse.
+pub const ENTRY_TENANTS_BAD: &[&str] = &[
+    "{nobody: {cap: 1}}",
+    "{A: {cpa: 1}}",
+    "{A: {cap: 0}}",
+    "{A: {cap: 1.5}}",
+    "{A: {cap: 4294967296}}",
+    "{A: {weight: 0}}",
+    "{A: {weight: .nan}}",
+    "{A: 1}",
+    "[A]",
+    "{A: {cap: 1}, A: {cap: 2}}",
+];

@@ -5,8 +5,10 @@
 
 mod admission;
 mod entries;
+mod entry_tenants;
 mod faults;
 mod gate;
+mod objectives;
 mod policies;
 mod tenants;
 mod topology;
@@ -360,6 +362,7 @@ impl<'a> Builder<'a> {
         for p in &policies {
             self.check_slice(p, &workload)?;
         }
+        let objectives = self.build_objectives(raw.objectives.as_ref())?;
         extra(&mut self, &workload, !capacity.is_empty())?;
         Ok(Scenario {
             name,
@@ -381,7 +384,7 @@ impl<'a> Builder<'a> {
             slowdowns,
             retry,
             admission_sets,
-            objectives: Vec::new(),
+            objectives,
         })
     }
 

@@ -37,8 +37,8 @@ pub const RESERVED_LABELS: [&str; 9] = [
 const MAX_LABEL_BYTES: usize = 200;
 
 /// The keys every entry may have besides its policy's parameters.
-const COMMON_KEYS: [&str; 8] =
-    ["policy", "label", "spare", "topology", "slice", "resume_overhead", "on_cap", "admission"];
+const COMMON_KEYS: [&str; 9] =
+    ["policy", "label", "spare", "topology", "slice", "resume_overhead", "on_cap", "admission", "tenants"];
 
 type Entries = [(Spanned<String>, Spanned<RawValue>)];
 
@@ -212,9 +212,14 @@ impl Builder<'_> {
                 entries.iter().find(|(k, _)| k.value == "policy").map(|(_, v)| pos(v)).unwrap_or((line, col));
             return Err(self.err_line(at.0, at.1, policy::unknown_policy(&spec.kind)));
         };
+        let mut tenants_at = None;
         for (key, value) in entries {
             match key.value.as_str() {
                 "policy" => {}
+                "tenants" => {
+                    spec.tenants = self.run_tenants(value)?;
+                    tenants_at = Some(value);
+                }
                 "label" => spec.label = self.label(value)?.to_string(),
                 "spare" => spec.spare = self.spare(value)?,
                 "topology" => spec.topology = Some(self.topology_of(value)?),
@@ -241,6 +246,9 @@ impl Builder<'_> {
                 col,
                 "`resume_overhead` goes with `slice`; add `slice: 2m` or remove it",
             ));
+        }
+        if let Some(at) = tenants_at {
+            self.check_entry_caps(&spec, at)?;
         }
         Ok(spec)
     }
@@ -409,11 +417,15 @@ impl Builder<'_> {
     fn inner_policy(&self, form: Form, at: &Spanned<RawValue>) -> Result<Value> {
         let (line, col) = pos(at);
         let mut inner = self.policy_entry(form, line, col)?;
-        if inner.topology.is_some() || inner.slice.is_some() || inner.cap_delay.is_some() {
+        if inner.topology.is_some()
+            || inner.slice.is_some()
+            || inner.cap_delay.is_some()
+            || !inner.tenants.is_empty()
+        {
             return Err(self.err_line(
                 line,
                 col,
-                "`topology`, `slice` and `on_cap` belong to the outer policy entry (a wrapped policy only orders jobs); move them out",
+                "`topology`, `slice`, `on_cap` and `tenants` belong to the outer policy entry (a wrapped policy only orders jobs); move them out",
             ));
         }
         if inner.label.is_empty() {

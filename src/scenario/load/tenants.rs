@@ -77,7 +77,7 @@ impl Builder<'_> {
     }
 
     /// A cap: at least 1 job running at once.
-    fn cap(&self, c: &Spanned<i64>, whose: &str) -> Result<u32> {
+    pub(super) fn cap(&self, c: &Spanned<i64>, whose: &str) -> Result<u32> {
         if c.value < 1 || c.value > u32::MAX as i64 {
             return Err(self.err_at(
                 c,
