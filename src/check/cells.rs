@@ -47,11 +47,27 @@ fn check(t: &Table, cols: &[(&str, Kind)], tick: i64) -> Result<()> {
     Ok(())
 }
 
-/// ticks.csv, and dispatches.csv when present: every cell a rule parses.
-/// `tick` is the log's tick length (µs).
-pub fn observation_log(ticks: &Table, dispatches: Option<&Table>, tick: i64) -> Result<()> {
+/// ticks.csv, and dispatches.csv and tick_tenants.csv when present: every
+/// cell a rule parses. With tick_tenants.csv the list cells of ticks.csv
+/// are compared to it as text, not parsed (a name may hold the spaces and
+/// colons that delimit them). `tick` is the log's tick length (µs).
+pub fn observation_log(
+    ticks: &Table,
+    dispatches: Option<&Table>,
+    tick_tenants: Option<&Table>,
+    tick: i64,
+) -> Result<()> {
     use Kind::*;
-    check(ticks, &[("tick", Tick), ("time", Time), ("waiting", Pairs), ("completed", Pairs)], tick)?;
+    match tick_tenants {
+        Some(t) => {
+            check(ticks, &[("tick", Tick), ("time", Time)], tick)?;
+            let counts = ["waiting", "completed", "refused", "deferred"].map(|c| (c, Count));
+            check(t, &[[("tick", Tick), ("time", Time)].as_slice(), &counts].concat(), tick)?;
+        }
+        None => {
+            check(ticks, &[("tick", Tick), ("time", Time), ("waiting", Pairs), ("completed", Pairs)], tick)?
+        }
+    }
     if let Some(d) = dispatches {
         check(d, &[("tick", Tick), ("time", Time), ("job", Count)], tick)?;
     }

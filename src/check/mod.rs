@@ -17,6 +17,7 @@ mod conserving;
 mod external;
 pub mod jobs;
 mod log;
+mod observed;
 mod sweep;
 mod timing;
 // the reader moved to results/ (one reader for every command); the old
@@ -100,6 +101,9 @@ pub struct Run {
     pub ticks: Table,
     pub dispatches: Option<Table>,
     pub skips: Option<Table>,
+    /// The long form of ticks.csv's per-tenant counts (absent in folders
+    /// written before it).
+    pub tick_tenants: Option<Table>,
 }
 
 impl Run {
@@ -240,15 +244,16 @@ fn load(dir: &Path) -> Result<Vec<Run>> {
             }))
         };
         let (dispatches, skips) = (named("dispatches.csv")?, named("skips.csv")?);
+        let tick_tenants = named("tick_tenants.csv")?;
         // malformed cells are the file's fault (exit code 2), not a rule's
-        cells::observation_log(&ticks, dispatches.as_ref(), sc.tick as i64)?;
+        cells::observation_log(&ticks, dispatches.as_ref(), tick_tenants.as_ref(), sc.tick as i64)?;
         let jobs = jobs::read(&jobs_table)?;
         let spec = sc.policies.iter().find(|p| p.label == label).cloned();
         let run_sc = match &spec {
             Some(s) => sc.for_run(s).into_owned(),
             None => sc.clone(),
         };
-        runs.push(Run { label, sc: run_sc, spec, jobs_table, jobs, ticks, dispatches, skips });
+        runs.push(Run { label, sc: run_sc, spec, jobs_table, jobs, ticks, dispatches, skips, tick_tenants });
     }
     Ok(runs)
 }
