@@ -151,19 +151,19 @@ fn tenant_names_with_spaces_colons_commas_and_quotes_pass_the_check() {
         ]
     );
     assert_eq!(code, Some(0), "{out}");
-    assert!(out.contains("log-agrees: ok") && out.contains("tick_tenants.csv rows"), "{out}");
+    assert!(out.contains("log-agrees: ok") && out.contains("tenants.csv rows"), "{out}");
     assert!(out.contains("stop-unexplained-skip: ok"), "{out}");
 }
 
 #[test]
 fn the_check_reads_the_long_form_of_the_tick_cells() {
-    // the same run with one count of tick_tenants.csv changed: `a b` has
+    // the same run with one count of tenants.csv changed: `a b` has
     // completed 3 jobs by 4 s (jobs 0 and 1 at 2, job 2 at 4), not 2
     let (dir, out) = run_yaml(AWKWARD_NAMES, &["--no-plots", "--logs", "full"]);
-    let path = out.join("fifo").join("tick_tenants.csv");
-    let text = std::fs::read_to_string(&path).expect("tick_tenants.csv");
-    assert!(text.contains("\n4,4,a b,0,3,0,0\n"), "{text}");
-    std::fs::write(&path, text.replace("\n4,4,a b,0,3,0,0\n", "\n4,4,a b,0,2,0,0\n")).expect("write");
+    let path = out.join("fifo").join("tenants.csv");
+    let text = std::fs::read_to_string(&path).expect("tenants.csv");
+    assert!(text.contains("\n4,a b,0,0,3,\n"), "{text}");
+    std::fs::write(&path, text.replace("\n4,a b,0,0,3,\n", "\n4,a b,0,0,2,\n")).expect("write");
     let o = fairsim().arg("check").arg(&out).output().expect("run check");
     let said = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{said}");

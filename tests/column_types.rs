@@ -213,13 +213,12 @@ const DISPATCHES: &[Column] = &[
     ("queue", Text, true),
     ("pool", Text, true),
 ];
-const SKIPS: &[Column] = &[("tick", Int, false), ("time", Float, false), ("tenant", Text, false), ("reason", Text, false)];
-const TICK_TENANTS: &[Column] = &[
+const SKIPS: &[Column] =
+    &[("tick", Int, false), ("time", Float, false), ("tenant", Text, false), ("reason", Text, false)];
+const REFUSALS: &[Column] = &[
     ("tick", Int, false),
     ("time", Float, false),
     ("tenant", Text, false),
-    ("waiting", Int, false),
-    ("completed", Int, false),
     ("refused", Int, false),
     ("deferred", Int, false),
 ];
@@ -282,7 +281,7 @@ const SCHEMA: &[(&str, &[Column])] = &[
     ("ticks.csv", TICKS),
     ("dispatches.csv", DISPATCHES),
     ("skips.csv", SKIPS),
-    ("tick_tenants.csv", TICK_TENANTS),
+    ("refusals.csv", REFUSALS),
     ("tenants.csv", SERIES_TENANTS),
     ("classes.csv", SERIES_CLASSES),
     ("queues.csv", SERIES_QUEUES),
@@ -296,7 +295,8 @@ const SCHEMA: &[(&str, &[Column])] = &[
 
 /// Written from the results model, whose fields name the columns
 /// (docs/metrics.md, "Every column"); typed by the test above.
-const FROM_RESULTS_MODEL: [&str; 4] = ["comparison.csv", "summary.csv", "resources.csv", "tenant_classes.csv"];
+const FROM_RESULTS_MODEL: [&str; 4] =
+    ["comparison.csv", "summary.csv", "resources.csv", "tenant_classes.csv"];
 
 fn parses(cell: &str, t: Type) -> bool {
     match t {
@@ -371,7 +371,7 @@ fn every_csv_of_a_topology_run_loads_with_its_declared_schema() {
                 _ => loaded += 1,
             }
         }
-        for file in ["jobs.csv", "tick_tenants.csv", "pool_queues.csv", "routes.csv", "queues.csv"] {
+        for file in ["jobs.csv", "refusals.csv", "pool_queues.csv", "routes.csv", "queues.csv"] {
             assert!(out.join(file).is_file(), "{name}: no top-level {file}");
         }
     }

@@ -28,14 +28,16 @@ fn upto(sorted: &[i64], t: i64) -> i64 {
 
 pub fn log_agrees(run: &Run) -> RuleResult {
     let t = &run.ticks;
+    let tick = run.sc.tick as i64;
     let src = Sources {
         ticks: t,
-        tenants: run.tick_tenants.as_ref(),
+        tenants: run.tenants.as_ref(),
+        refusals: run.refusals.as_ref(),
+        tick,
         dispatches: run.dispatches.as_ref(),
         skips: run.skips.as_ref(),
     };
     let rows = observed::read(&src, &|t, rows, time, what| in_log(t, rows, time, None, what))?;
-    let tick = run.sc.tick as i64;
     // cumulative completions: jobs completed by the tick's end
     let mut done: HashMap<&str, Vec<i64>> = HashMap::new();
     for j in run.jobs.iter().filter(|j| j.outcome == "completed") {
@@ -174,8 +176,10 @@ pub fn log_agrees(run: &Run) -> RuleResult {
     if let Some(s) = &run.skips {
         what.push_str(&format!(", {} skips.csv rows", s.rows.len()));
     }
-    if let Some(s) = &run.tick_tenants {
-        what.push_str(&format!(", {} tick_tenants.csv rows", s.rows.len()));
+    for (file, table) in [("tenants.csv", &run.tenants), ("refusals.csv", &run.refusals)] {
+        if let Some(s) = table {
+            what.push_str(&format!(", {} {file} rows", s.rows.len()));
+        }
     }
     Ok(Verdict::Checked(what))
 }
@@ -276,7 +280,8 @@ fn skips_with_reasons(s: &Table) -> RuleResult {
     for (i, r) in s.rows.iter().enumerate() {
         if r[c_tenant].is_empty() || r[c_reason].is_empty() {
             let time = s.col("time").ok().and_then(|c| micros(&r[c])).unwrap_or(0);
-            let mut v = in_log(s, &[i], time, None, "a skip without a tenant or a reason".into());
+            let entry = format!("{}:{}", r[c_tenant], r[c_reason]);
+            let mut v = in_log(s, &[i], time, None, format!("skip `{entry}` has no tenant or no reason"));
             v.rule = "stop-unexplained-skip";
             return Err(v);
         }

@@ -1,8 +1,8 @@
 //! What each tick of the observation log says, read from the long forms
-//! (`tick_tenants.csv`, `dispatches.csv`, `skips.csv`: quoted CSV, so a
-//! tenant's name may hold spaces, colons, commas and quotes) when the
-//! folder has them, and from ticks.csv's list cells only for a folder
-//! written before them. The list cells are then held to the long forms:
+//! (`tenants.csv` for `waiting` and `completed`, `refusals.csv`,
+//! `dispatches.csv`, `skips.csv`: quoted CSV, so a tenant's name may hold
+//! spaces, colons, commas and quotes) when the folder has them, and from
+//! ticks.csv's list cells only for a folder without them. The list cells are then held to the long forms:
 //! each must list exactly the long form's entries, which is decidable for
 //! any name (see [`lists_exactly`]) where splitting the cell is not.
 
@@ -32,7 +32,12 @@ pub struct Tick<'t> {
 /// Where a tick's facts come from.
 pub struct Sources<'t> {
     pub ticks: &'t Table,
+    /// tenants.csv: a row per tick for each tenant with work in it (jobs
+    /// waiting, a count changed), by `time`.
     pub tenants: Option<&'t Table>,
+    pub refusals: Option<&'t Table>,
+    /// The tick length (µs), to place tenants.csv's rows.
+    pub tick: i64,
     pub dispatches: Option<&'t Table>,
     pub skips: Option<&'t Table>,
 }
@@ -50,7 +55,8 @@ pub fn read<'t>(
         (col("waiting")?, col("chosen")?, col("skipped")?, col("completed")?);
     let optional = |name: &str| t.col(name).ok();
     let (c_refused, c_deferred) = (optional("refused"), optional("deferred"));
-    let mut per_tenant = by_tick(src.tenants, fail)?;
+    let mut per_tenant = by_time(src.tenants, src.tick, fail)?;
+    let mut per_refusal = by_tick(src.refusals, fail)?;
     let mut per_dispatch = by_tick(src.dispatches, fail)?;
     let mut per_skip = by_tick(src.skips, fail)?;
     let mut out = Vec::with_capacity(t.rows.len());
@@ -75,34 +81,40 @@ pub fn read<'t>(
         };
         match (src.tenants, per_tenant.remove(&index)) {
             (Some(long), rows) => {
-                let cols = tenant_columns(long, fail)?;
-                let (mut refused, mut deferred) = (HashMap::new(), HashMap::new());
+                let [c_tenant, c_queued, c_done] = columns(long, ["tenant", "queued", "completed"], fail)?;
                 for &k in rows.iter().flatten() {
                     let row = &long.rows[k];
-                    let name = row[cols[0]].as_str();
-                    if row[cols[1]] != "0" {
-                        tick.waiting.push((name, &row[cols[1]]));
+                    let name = row[c_tenant].as_str();
+                    if row[c_queued] != "0" {
+                        tick.waiting.push((name, &row[c_queued]));
                     }
-                    tick.completed.push((name, &row[cols[2]]));
-                    completed.insert(name, &row[cols[2]]);
-                    if row[cols[3]] != "0" {
-                        refused.insert(name, row[cols[3]].as_str());
-                    }
-                    if row[cols[4]] != "0" {
-                        deferred.insert(name, row[cols[4]].as_str());
-                    }
+                    tick.completed.push((name, &row[c_done]));
+                    completed.insert(name, &row[c_done]);
                 }
                 let waiting: HashMap<&str, &str> = tick.waiting.iter().copied().collect();
+                let (mut refused, mut deferred) = (HashMap::new(), HashMap::new());
+                if let Some(long) = src.refusals {
+                    let [c_tenant, c_refused, c_deferred] =
+                        columns(long, ["tenant", "refused", "deferred"], fail)?;
+                    for &k in per_refusal.remove(&index).iter().flatten() {
+                        let row = &long.rows[k];
+                        for (map, c) in [(&mut refused, c_refused), (&mut deferred, c_deferred)] {
+                            if row[c] != "0" {
+                                map.insert(row[c_tenant].as_str(), row[c].as_str());
+                            }
+                        }
+                    }
+                }
                 let lists = [
-                    ("waiting", Some(c_waiting), &waiting),
-                    ("completed", Some(c_completed), &completed),
-                    ("refused", c_refused, &refused),
-                    ("deferred", c_deferred, &deferred),
+                    ("waiting", Some(c_waiting), &waiting, "tenants.csv"),
+                    ("completed", Some(c_completed), &completed, "tenants.csv"),
+                    ("refused", c_refused.filter(|_| src.refusals.is_some()), &refused, "refusals.csv"),
+                    ("deferred", c_deferred.filter(|_| src.refusals.is_some()), &deferred, "refusals.csv"),
                 ];
-                for (name, c, want) in lists {
+                for (name, c, want, file) in lists {
                     let Some(c) = c else { continue };
                     if !lists_exactly(&r[c], want, &mut used) {
-                        let long = format!("tick_tenants.csv has {}", show(want));
+                        let long = format!("{file} has {}", show(want));
                         return Err(differs(name, &long, r[c].clone()));
                     }
                 }
@@ -145,7 +157,13 @@ pub fn read<'t>(
         }
         out.push(tick);
     }
-    for (rows, long) in [(per_tenant, src.tenants), (per_dispatch, src.dispatches), (per_skip, src.skips)] {
+    let long = [
+        (per_tenant, src.tenants),
+        (per_refusal, src.refusals),
+        (per_dispatch, src.dispatches),
+        (per_skip, src.skips),
+    ];
+    for (rows, long) in long {
         if let (Some((index, at)), Some(long)) = (rows.into_iter().next(), long) {
             return Err(fail(long, &at[..1], 0, format!("rows of tick {index}, which ticks.csv lacks")));
         }
@@ -153,16 +171,36 @@ pub fn read<'t>(
     Ok(out)
 }
 
-/// `tenant`, `waiting`, `completed`, `refused`, `deferred` of tick_tenants.csv.
-fn tenant_columns(
+/// The columns `names` of a long file.
+fn columns<const N: usize>(
     t: &Table,
+    names: [&str; N],
     fail: &dyn Fn(&Table, &[usize], i64, String) -> Violation,
-) -> Result<[usize; 5], Violation> {
-    let mut cols = [0; 5];
-    for (c, name) in cols.iter_mut().zip(["tenant", "waiting", "completed", "refused", "deferred"]) {
-        *c = t.col(name).map_err(|_| fail(t, &[], 0, format!("tick_tenants.csv has no `{name}` column")))?;
+) -> Result<[usize; N], Violation> {
+    let mut cols = [0; N];
+    for (c, name) in cols.iter_mut().zip(names) {
+        *c = t.col(name).map_err(|_| fail(t, &[], 0, format!("{} has no `{name}` column", t.name)))?;
     }
     Ok(cols)
+}
+
+/// A time series' row indices per tick, from each row's `time` (a tick's end).
+fn by_time(
+    t: Option<&Table>,
+    tick: i64,
+    fail: &dyn Fn(&Table, &[usize], i64, String) -> Violation,
+) -> Result<BTreeMap<i64, Vec<usize>>, Violation> {
+    let mut out: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+    let Some(t) = t else { return Ok(out) };
+    let c = t.col("time").map_err(|_| fail(t, &[], 0, "no `time` column".into()))?;
+    for (i, r) in t.rows.iter().enumerate() {
+        let time = micros(&r[c]).ok_or_else(|| fail(t, &[i], 0, "malformed `time` cell".into()))?;
+        if tick <= 0 || time % tick != 0 {
+            return Err(fail(t, &[i], time, "a row whose time is not a tick's end".into()));
+        }
+        out.entry(time / tick).or_default().push(i);
+    }
+    Ok(out)
 }
 
 /// A long file's row indices per tick.

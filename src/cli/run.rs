@@ -75,8 +75,8 @@ pub struct RunArgs {
     /// (docs/explain.md; read by `fairsim explain`).
     #[arg(long)]
     pub decisions: bool,
-    /// Also gather every policy's jobs.csv, dispatches.csv, skips.csv,
-    /// ticks.csv and tick_tenants.csv into one file of that name at the top
+    /// Also gather every policy's jobs.csv, dispatches.csv, skips.csv and
+    /// ticks.csv into one file of that name at the top
     /// of the folder, with a `policy` column (as large again as the logs;
     /// the smaller files are always gathered; docs/outputs.md).
     #[arg(long)]

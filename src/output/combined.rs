@@ -2,8 +2,8 @@
 //! into one file of that name at the top of the results folder, its rows
 //! under a leading `policy` column, so one `read_csv` compares policies.
 //!
-//! The files that grow with the jobs (a row per job, per start, per tick
-//! and tenant) are gathered only on request (`--combine`): copying them
+//! The files that grow with the jobs (a row per job, per start, per tick)
+//! are gathered only on request (`--combine`): copying them
 //! would double the disk a large run takes and a fifth of its time
 //! (docs/performance.md), for a table a notebook can also build by
 //! concatenating the policies' files, which keep their shape.
@@ -16,8 +16,9 @@ use super::tables::gather;
 
 /// Gathered in every run with full logs: their size follows the ticks,
 /// queues, pools and rules, not the jobs.
-pub const ALWAYS: [&str; 9] = [
+pub const ALWAYS: [&str; 10] = [
     "tenants.csv",
+    "refusals.csv",
     "classes.csv",
     "fairness.csv",
     "queues.csv",
@@ -29,7 +30,7 @@ pub const ALWAYS: [&str; 9] = [
 ];
 
 /// Gathered with `--combine`: the event logs, as large as the run.
-pub const ON_REQUEST: [&str; 5] = ["jobs.csv", "dispatches.csv", "skips.csv", "ticks.csv", "tick_tenants.csv"];
+pub const ON_REQUEST: [&str; 4] = ["jobs.csv", "dispatches.csv", "skips.csv", "ticks.csv"];
 
 /// Writes the top-level long tables of the policies `labels` into `dir`.
 pub fn write(dir: &Path, labels: &[&str], all: bool) -> Result<()> {

@@ -7,16 +7,11 @@
 //! analyst (and `fairsim check`) loads without parsing list cells, since a
 //! tenant's name may hold the spaces and colons that delimit them:
 //! `dispatches.csv` (a row per entry of `chosen`), `skips.csv` (a row per
-//! entry of `skipped`) and `tick_tenants.csv` (the `waiting`, `completed`,
-//! `refused` and `deferred` cells). They are written here, from the very
-//! calls that fill the cells, so the two forms agree by construction.
-//!
-//! `tick_tenants.csv` is sparse where the cells are not: `completed` lists
-//! every tenant seen so far in every tick, which would make a dense long
-//! form the largest file of a run. A tenant has a row in a tick when it was
-//! first seen in it, has jobs waiting at its end, completed a job in it, or
-//! had a job refused or deferred in it; without a row its `waiting`,
-//! `refused` and `deferred` are 0 and its `completed` is that of its last row.
+//! entry of `skipped`) and `refusals.csv` (the `refused` and `deferred`
+//! cells). They are written here, from the very calls that fill the cells,
+//! so the two forms agree by construction. The `waiting` and `completed`
+//! cells have theirs in `tenants.csv` ([`super::series`]), which has a row
+//! for every tenant whose count changed or that has jobs waiting.
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
@@ -32,10 +27,7 @@ pub struct TickLog {
     csv: Csv,
     dispatches: Csv,
     skips: Csv,
-    tick_tenants: Csv,
-    /// Each tenant's cumulative completions in its last `tick_tenants.csv`
-    /// row (`u64::MAX` before its first, so being first seen writes one).
-    listed_completed: Vec<u64>,
+    refusals: Csv,
     /// 1-based index of the open tick (the `tick` column of the long files).
     open_tick: u64,
     /// The names a dispatch row writes, copied from the scenario because
@@ -88,12 +80,7 @@ impl TickLog {
                 &["tick", "time", "tenant", "class", "job", "queue", "pool"],
             )?,
             skips: open_csv(dir, "skips.csv", &["tick", "time", "tenant", "reason"])?,
-            tick_tenants: open_csv(
-                dir,
-                "tick_tenants.csv",
-                &["tick", "time", "tenant", "waiting", "completed", "refused", "deferred"],
-            )?,
-            listed_completed: vec![u64::MAX; sc.tenants.len()],
+            refusals: open_csv(dir, "refusals.csv", &["tick", "time", "tenant", "refused", "deferred"])?,
             open_tick: 1,
             names: Names::new(sc),
             free_at_start: sc.workers,
@@ -222,7 +209,9 @@ impl TickLog {
             push_u64(cell, loads[t as usize].completed);
         }
         w.bytes(cell);
-        self.write_tick_tenants(tenants, loads, index, end)?;
+        if !self.refused.is_empty() || !self.deferred.is_empty() {
+            self.write_refusals(tenants, index, end)?;
+        }
         let w = &mut self.csv;
         let (scratch, cell) = (&mut self.name, &mut self.cell);
         for map in [&mut self.refused, &mut self.deferred] {
@@ -246,37 +235,16 @@ impl TickLog {
         Ok(())
     }
 
-    /// The tick's rows of `tick_tenants.csv`, in tenant id order like the
-    /// cells (every tenant listed in a cell has been seen).
-    fn write_tick_tenants(
-        &mut self,
-        tenants: &Tenants,
-        loads: &[TenantLoad],
-        index: u64,
-        end: Time,
-    ) -> Result<()> {
-        let some_refused = !self.refused.is_empty() || !self.deferred.is_empty();
-        for &t in &self.seen {
-            let i = t as usize;
-            let completed = loads[i].completed;
-            let waiting = self.waiting.contains(t);
-            let (refused, deferred) = if some_refused {
-                (self.refused.get(&t).copied().unwrap_or(0), self.deferred.get(&t).copied().unwrap_or(0))
-            } else {
-                (0, 0)
-            };
-            if !waiting && completed == self.listed_completed[i] && refused == 0 && deferred == 0 {
-                continue;
-            }
-            self.listed_completed[i] = completed;
-            let w = &mut self.tick_tenants;
+    /// The tick's rows of `refusals.csv`, in tenant id order like the cells.
+    fn write_refusals(&mut self, tenants: &Tenants, index: u64, end: Time) -> Result<()> {
+        let listed: BTreeSet<TenantId> = self.refused.keys().chain(self.deferred.keys()).copied().collect();
+        for t in listed {
+            let w = &mut self.refusals;
             w.int(index);
             w.secs(end);
             w.tenant(tenants, t);
-            w.int(if waiting { loads[i].queued } else { 0 });
-            w.int(completed);
-            w.int(refused);
-            w.int(deferred);
+            w.int(self.refused.get(&t).copied().unwrap_or(0));
+            w.int(self.deferred.get(&t).copied().unwrap_or(0));
             w.end()?;
         }
         Ok(())
@@ -286,7 +254,7 @@ impl TickLog {
         self.csv.flush()?;
         self.dispatches.flush()?;
         self.skips.flush()?;
-        self.tick_tenants.flush()
+        self.refusals.flush()
     }
 }
 
@@ -329,10 +297,6 @@ impl DenseSet {
             self.pos[t as usize] = self.items.len() as u32;
             self.items.push(t);
         }
-    }
-
-    fn contains(&self, t: TenantId) -> bool {
-        self.pos[t as usize] != u32::MAX
     }
 
     fn remove(&mut self, t: TenantId) {

@@ -42,7 +42,7 @@ pub const RESERVED_LABELS: [&str; 21] = [
     "dispatches.csv",
     "skips.csv",
     "ticks.csv",
-    "tick_tenants.csv",
+    "refusals.csv",
 ];
 
 /// Longest label: a folder name must fit the usual 255-byte limit with room
