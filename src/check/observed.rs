@@ -42,11 +42,11 @@ pub struct Sources<'t> {
     pub skips: Option<&'t Table>,
 }
 
+/// Makes the violation shown by rows of a file, at a time, saying what.
+pub type Fail = dyn Fn(&Table, &[usize], i64, String) -> Violation;
+
 /// The ticks in file order, each cell held to the long forms present.
-pub fn read<'t>(
-    src: &Sources<'t>,
-    fail: &dyn Fn(&Table, &[usize], i64, String) -> Violation,
-) -> Result<Vec<Tick<'t>>, Violation> {
+pub fn read<'t>(src: &Sources<'t>, fail: &Fail) -> Result<Vec<Tick<'t>>, Violation> {
     let t = src.ticks;
     let col =
         |name: &str| t.col(name).map_err(|_| fail(t, &[], 0, format!("ticks.csv has no `{name}` column")));
@@ -172,11 +172,7 @@ pub fn read<'t>(
 }
 
 /// The columns `names` of a long file.
-fn columns<const N: usize>(
-    t: &Table,
-    names: [&str; N],
-    fail: &dyn Fn(&Table, &[usize], i64, String) -> Violation,
-) -> Result<[usize; N], Violation> {
+fn columns<const N: usize>(t: &Table, names: [&str; N], fail: &Fail) -> Result<[usize; N], Violation> {
     let mut cols = [0; N];
     for (c, name) in cols.iter_mut().zip(names) {
         *c = t.col(name).map_err(|_| fail(t, &[], 0, format!("{} has no `{name}` column", t.name)))?;
@@ -185,11 +181,7 @@ fn columns<const N: usize>(
 }
 
 /// A time series' row indices per tick, from each row's `time` (a tick's end).
-fn by_time(
-    t: Option<&Table>,
-    tick: i64,
-    fail: &dyn Fn(&Table, &[usize], i64, String) -> Violation,
-) -> Result<BTreeMap<i64, Vec<usize>>, Violation> {
+fn by_time(t: Option<&Table>, tick: i64, fail: &Fail) -> Result<BTreeMap<i64, Vec<usize>>, Violation> {
     let mut out: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
     let Some(t) = t else { return Ok(out) };
     let c = t.col("time").map_err(|_| fail(t, &[], 0, "no `time` column".into()))?;
@@ -204,10 +196,7 @@ fn by_time(
 }
 
 /// A long file's row indices per tick.
-fn by_tick(
-    t: Option<&Table>,
-    fail: &dyn Fn(&Table, &[usize], i64, String) -> Violation,
-) -> Result<BTreeMap<i64, Vec<usize>>, Violation> {
+fn by_tick(t: Option<&Table>, fail: &Fail) -> Result<BTreeMap<i64, Vec<usize>>, Violation> {
     let mut out: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
     let Some(t) = t else { return Ok(out) };
     let c = t.col("tick").map_err(|_| fail(t, &[], 0, "no `tick` column".into()))?;
