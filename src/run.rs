@@ -51,6 +51,9 @@ pub struct RunOptions {
     pub started: String,
     /// `--decisions`: write decisions.csv and candidates.csv per policy.
     pub decisions: bool,
+    /// `--combine`: also gather the event logs (jobs, dispatches, skips,
+    /// ticks) into top-level long tables.
+    pub combine: bool,
 }
 
 /// The outcome of one policy.
@@ -226,9 +229,7 @@ pub fn run_all(
     tables::write_policy_tables(staged.path(), &results)?;
     if opts.logs == Logs::Full {
         let labels: Vec<&str> = results.iter().map(|r| r.0).collect();
-        for file in ["tenants.csv", "classes.csv"] {
-            tables::gather(staged.path(), &labels, file)?;
-        }
+        crate::output::combined::write(staged.path(), &labels, opts.combine)?;
     }
     let policies: Vec<_> = runs.iter().map(|r| &r.result).collect();
     let marker = staged.path().join(crate::output::folder::MARKER);

@@ -1,5 +1,5 @@
-//! `fairsim check` accepts fairsim's own correct output (issue 27 item 7):
-//! three runs the checker misread, each with the engine's figures derived
+//! `fairsim check` accepts fairsim's own correct output:
+//! runs the checker misread (names that hold the list cells' delimiters among them), each with the engine's figures derived
 //! by hand, so that it is the checker, not the engine, that was wrong.
 
 mod common;
@@ -108,4 +108,65 @@ policies: [{policy: edf, late: drop}]
     assert_eq!(got, [("5", "1", "1", "completed"), ("5", "0", "1", "expired")]);
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("ends-once: ok"), "{out}");
+}
+
+/// Tenant names holding the characters that delimit ticks.csv's list cells
+/// (spaces, colons) and CSV's own (commas, quotes).
+const AWKWARD_NAMES: &str = "workers: 2
+log: {tick: 1s}
+tenants:
+  \"a b\": {cap: 1}
+  \"c:d\": {}
+  \"e,f\": {}
+  'g \"h\" i:2': {}
+workload:
+  - {tenant: \"a b\", count: 3, service: 2s}
+  - {tenant: \"c:d\", count: 2, at: 500ms, service: 1s}
+  - {tenant: \"e,f\", count: 2, at: 1s, service: 3s}
+  - {tenant: 'g \"h\" i:2', count: 2, at: 1500ms, service: 1s}
+policies: [fifo]
+";
+
+#[test]
+fn tenant_names_with_spaces_colons_commas_and_quotes_pass_the_check() {
+    // fifo, 2 workers, `a b` capped at 1 but lent the idle worker (spare:
+    // lend): its jobs 0 and 1 run 0-2. At 2 its job 2 (oldest) and c:d's
+    // job 3 start; job 3 ends at 3 and c:d's job 4 starts; at 4 jobs 2 and
+    // 4 end and e,f's two 3 s jobs run 4-7; then g's two 1 s jobs 7-8.
+    let (jobs, code, out) = run_and_check(AWKWARD_NAMES, "fifo");
+    let got: Vec<(&str, &str)> = jobs.iter().map(|j| (cell(j, "tenant"), cell(j, "start"))).collect();
+    let g = "g \"h\" i:2";
+    assert_eq!(
+        got,
+        [
+            ("a b", "0"),
+            ("a b", "0"),
+            ("a b", "2"),
+            ("c:d", "2"),
+            ("c:d", "3"),
+            ("e,f", "4"),
+            ("e,f", "4"),
+            (g, "7"),
+            (g, "7")
+        ]
+    );
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("log-agrees: ok") && out.contains("tenants.csv rows"), "{out}");
+    assert!(out.contains("stop-unexplained-skip: ok"), "{out}");
+}
+
+#[test]
+fn the_check_reads_the_long_form_of_the_tick_cells() {
+    // the same run with one count of tenants.csv changed: `a b` has
+    // completed 3 jobs by 4 s (jobs 0 and 1 at 2, job 2 at 4), not 2
+    let (dir, out) = run_yaml(AWKWARD_NAMES, &["--no-plots", "--logs", "full"]);
+    let path = out.join("fifo").join("tenants.csv");
+    let text = std::fs::read_to_string(&path).expect("tenants.csv");
+    assert!(text.contains("\n4,a b,0,0,3,\n"), "{text}");
+    std::fs::write(&path, text.replace("\n4,a b,0,0,3,\n", "\n4,a b,0,0,2,\n")).expect("write");
+    let o = fairsim().arg("check").arg(&out).output().expect("run check");
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(said.contains("log-agrees: VIOLATED") && said.contains("tick 4"), "{said}");
+    drop(dir);
 }

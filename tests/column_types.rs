@@ -1,4 +1,5 @@
-//! Every CSV column keeps one type, checked without pandas: the shipped
+//! Every CSV column keeps one type, checked without pandas (and every log
+//! file loads with a declared schema, the last test): the shipped
 //! scenarios are run with full logs and, in every CSV of the results folder,
 //! each column's non-empty cells are classified as integer, float, bool or
 //! string. Integers in a float column are fine (a time that happens to be
@@ -157,4 +158,223 @@ fn the_classifier_tells_the_four_kinds_apart() {
     assert_eq!(column_kind(&["1", "", "1.5"]), Ok(Some(Kind::Float)));
     assert!(column_kind(&["1", "A:1"]).is_err());
     assert_eq!(column_kind(&["", ""]), Ok(None));
+}
+
+/// A declared column type, as a notebook would give it to `read_csv` (no
+/// log file has a boolean column).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Type {
+    Int,
+    Float,
+    Text,
+}
+
+/// A column: name, type, and whether a cell may be blank (a nullable
+/// column: pandas' `Int64`, or NaN in a float).
+type Column = (&'static str, Type, bool);
+
+use Type::{Float, Int, Text};
+
+const JOBS: &[Column] = &[
+    ("job", Int, false),
+    ("tenant", Text, false),
+    ("class", Text, false),
+    ("arrival", Float, false),
+    ("start", Float, true),
+    ("finish", Float, true),
+    ("wait", Float, true),
+    ("service", Float, false),
+    ("attempts", Int, false),
+    ("outcome", Text, false),
+    ("queue", Text, true),
+    ("pool", Text, true),
+    ("slices", Int, false),
+    ("admission", Text, false),
+    ("admission_rule", Text, true),
+    ("trace_id", Text, true),
+];
+const TICKS: &[Column] = &[
+    ("tick", Int, false),
+    ("time", Float, false),
+    ("workers_free", Int, true),
+    ("waiting", Text, true),
+    ("chosen", Text, true),
+    ("skipped", Text, true),
+    ("completed", Text, true),
+    ("refused", Text, true),
+    ("deferred", Text, true),
+];
+const DISPATCHES: &[Column] = &[
+    ("tick", Int, false),
+    ("time", Float, false),
+    ("tenant", Text, false),
+    ("class", Text, false),
+    ("job", Int, false),
+    ("queue", Text, true),
+    ("pool", Text, true),
+];
+const SKIPS: &[Column] =
+    &[("tick", Int, false), ("time", Float, false), ("tenant", Text, false), ("reason", Text, false)];
+const REFUSALS: &[Column] = &[
+    ("tick", Int, false),
+    ("time", Float, false),
+    ("tenant", Text, false),
+    ("refused", Int, false),
+    ("deferred", Int, false),
+];
+const SERIES_TENANTS: &[Column] = &[
+    ("time", Float, false),
+    ("tenant", Text, false),
+    ("queued", Int, false),
+    ("running", Int, false),
+    ("completed", Int, false),
+    ("oldest_age", Float, true),
+];
+const SERIES_CLASSES: &[Column] = &[
+    ("time", Float, false),
+    ("class", Text, false),
+    ("queued", Int, false),
+    ("running", Int, false),
+    ("completed", Int, false),
+    ("oldest_age", Float, true),
+];
+const SERIES_QUEUES: &[Column] = &[
+    ("time", Float, false),
+    ("queue", Text, false),
+    ("queued", Int, false),
+    ("running", Int, false),
+    ("completed", Int, false),
+    ("oldest_age", Float, true),
+];
+const FAIRNESS: &[Column] = &[("time", Float, false), ("jain", Float, true), ("backlogged", Int, false)];
+const QUEUE_TOTALS: &[Column] = &[
+    ("queue", Text, false),
+    ("routed", Int, false),
+    ("started", Int, false),
+    ("max_depth", Int, false),
+    ("wait_mean", Float, true),
+    ("wait_max", Float, true),
+];
+const POOLS: &[Column] = &[
+    ("pool", Text, false),
+    ("workers", Int, false),
+    ("queues", Text, false),
+    ("started", Int, false),
+    ("busy", Float, false),
+    ("utilization", Float, true),
+];
+const POOL_QUEUES: &[Column] = &[("pool", Text, false), ("queue", Text, false), ("poll_order", Int, false)];
+const ROUTES: &[Column] = &[("rule", Int, false), ("action", Text, false), ("jobs", Int, false)];
+const PLANNER: &[Column] = &[
+    ("time", Float, false),
+    ("event", Text, false),
+    ("active_tenants", Int, false),
+    ("main_depth", Int, false),
+    ("main_latency", Float, false),
+    ("planning_time", Float, true),
+    ("promoted", Int, true),
+];
+
+/// The declared schema of each log file, by name.
+const SCHEMA: &[(&str, &[Column])] = &[
+    ("jobs.csv", JOBS),
+    ("ticks.csv", TICKS),
+    ("dispatches.csv", DISPATCHES),
+    ("skips.csv", SKIPS),
+    ("refusals.csv", REFUSALS),
+    ("tenants.csv", SERIES_TENANTS),
+    ("classes.csv", SERIES_CLASSES),
+    ("queues.csv", SERIES_QUEUES),
+    ("fairness.csv", FAIRNESS),
+    ("queue_totals.csv", QUEUE_TOTALS),
+    ("pools.csv", POOLS),
+    ("pool_queues.csv", POOL_QUEUES),
+    ("routes.csv", ROUTES),
+    ("planner.csv", PLANNER),
+];
+
+/// Written from the results model, whose fields name the columns
+/// (docs/metrics.md, "Every column"); typed by the test above.
+const FROM_RESULTS_MODEL: [&str; 4] =
+    ["comparison.csv", "summary.csv", "resources.csv", "tenant_classes.csv"];
+
+fn parses(cell: &str, t: Type) -> bool {
+    match t {
+        Int => cell.parse::<i64>().is_ok(),
+        Float => cell.parse::<f64>().is_ok_and(f64::is_finite),
+        Text => true,
+    }
+}
+
+/// Loads `f` with `schema`: the header names its columns in order (an
+/// empty file too, so its frame keeps them), every cell reads as its
+/// column's type or is a blank where the column allows one, and no column
+/// is blank in every row unless docs/metrics.md says when it is.
+fn load_with_schema(f: &Path, rel: &str, schema: &[Column], problems: &mut Vec<String>) -> usize {
+    let mut r = csv::Reader::from_path(f).expect("csv");
+    let header: Vec<String> = r.headers().expect("header").iter().map(String::from).collect();
+    let names: Vec<&str> = schema.iter().map(|c| c.0).collect();
+    if header != names {
+        problems.push(format!("{rel}: header {header:?}, declared {names:?}"));
+        return 0;
+    }
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.expect("row")).collect();
+    let name = f.file_name().unwrap().to_string_lossy().into_owned();
+    let empty_ok = documented_empty();
+    for (i, &(col, t, nullable)) in schema.iter().enumerate() {
+        let mut blanks = 0;
+        for (k, row) in rows.iter().enumerate() {
+            let cell = row.get(i).unwrap_or("");
+            if cell.is_empty() {
+                blanks += 1;
+                if !nullable {
+                    problems.push(format!("{rel}:{}: `{col}` is blank", k + 2));
+                }
+            } else if !parses(cell, t) {
+                problems.push(format!("{rel}:{}: `{col}` = `{cell}` is not {t:?}", k + 2));
+            }
+        }
+        let documented = empty_ok.iter().any(|(file, c)| *file == name && c == col);
+        if !rows.is_empty() && blanks == rows.len() && !documented {
+            problems.push(format!("{rel}: `{col}` is blank in every row"));
+        }
+    }
+    rows.len()
+}
+
+#[test]
+fn every_csv_of_a_topology_run_loads_with_its_declared_schema() {
+    let dir = tempdir();
+    let mut problems = Vec::new();
+    let (mut loaded, mut empty) = (0, 0);
+    for name in ["dedicated-pools.yaml", "strategies.yaml"] {
+        let out = dir.path().join(name);
+        run(&scenario(name), &out, &["--no-plots", "--logs", "full", "--combine"]);
+        let mut files = Vec::new();
+        csv_files(&out, &mut files);
+        for f in files {
+            let rel = f.strip_prefix(&out).unwrap().display().to_string();
+            let file = f.file_name().unwrap().to_string_lossy().into_owned();
+            if FROM_RESULTS_MODEL.contains(&file.as_str()) {
+                continue;
+            }
+            let Some((_, cols)) = SCHEMA.iter().find(|(n, _)| *n == file) else {
+                problems.push(format!("{rel}: no declared schema"));
+                continue;
+            };
+            // a top-level file is every policy's, under a leading `policy`
+            let top = f.parent() == Some(out.as_path());
+            let mut schema: Vec<Column> = if top { vec![("policy", Text, false)] } else { Vec::new() };
+            schema.extend_from_slice(cols);
+            match load_with_schema(&f, &format!("{name}: {rel}"), &schema, &mut problems) {
+                0 => empty += 1,
+                _ => loaded += 1,
+            }
+        }
+        for file in ["jobs.csv", "refusals.csv", "pool_queues.csv", "routes.csv", "queues.csv"] {
+            assert!(out.join(file).is_file(), "{name}: no top-level {file}");
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(loaded > 40 && empty > 0, "{loaded} files with rows, {empty} header-only");
 }

@@ -47,12 +47,32 @@ fn check(t: &Table, cols: &[(&str, Kind)], tick: i64) -> Result<()> {
     Ok(())
 }
 
-/// ticks.csv, and dispatches.csv when present: every cell a rule parses.
-/// `tick` is the log's tick length (µs).
-pub fn observation_log(ticks: &Table, dispatches: Option<&Table>, tick: i64) -> Result<()> {
+/// The long forms a folder may have beside ticks.csv.
+pub struct LongForms<'t> {
+    pub dispatches: Option<&'t Table>,
+    pub tenants: Option<&'t Table>,
+    pub refusals: Option<&'t Table>,
+}
+
+/// ticks.csv and the long forms present: every cell a rule parses. With
+/// tenants.csv the list cells of ticks.csv are compared to the long forms
+/// as text, not parsed (a name may hold the spaces and colons that
+/// delimit them). `tick` is the log's tick length (µs).
+pub fn observation_log(ticks: &Table, long: &LongForms, tick: i64) -> Result<()> {
     use Kind::*;
-    check(ticks, &[("tick", Tick), ("time", Time), ("waiting", Pairs), ("completed", Pairs)], tick)?;
-    if let Some(d) = dispatches {
+    match long.tenants {
+        Some(t) => {
+            check(ticks, &[("tick", Tick), ("time", Time)], tick)?;
+            check(t, &[("time", Time), ("queued", Count), ("completed", Count)], tick)?;
+        }
+        None => {
+            check(ticks, &[("tick", Tick), ("time", Time), ("waiting", Pairs), ("completed", Pairs)], tick)?
+        }
+    }
+    if let Some(r) = long.refusals {
+        check(r, &[("tick", Tick), ("time", Time), ("refused", Count), ("deferred", Count)], tick)?;
+    }
+    if let Some(d) = long.dispatches {
         check(d, &[("tick", Tick), ("time", Time), ("job", Count)], tick)?;
     }
     Ok(())

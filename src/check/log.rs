@@ -5,7 +5,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::jobs::{claimable, common_after};
-use super::table::{micros, pairs, secs, Table};
+use super::observed::{self, Sources};
+use super::table::{micros, secs, Table};
 use super::{RuleResult, Run, Verdict, Violation};
 
 const RULE: &str = "log-agrees";
@@ -15,43 +16,6 @@ fn in_log(t: &Table, rows: &[usize], time: i64, job: Option<u64>, what: String) 
     let mut shown = vec![t.show_header()];
     shown.extend(rows.iter().map(|&r| t.show(r)));
     Violation { rule: RULE, time: Some(time), job, what, rows: shown }
-}
-
-/// One tick row: its time and its cells.
-struct Tick<'t> {
-    row: usize,
-    /// The `tick` column (idle stretches write no row, so it may jump).
-    index: i64,
-    time: i64,
-    waiting: Vec<(&'t str, &'t str)>,
-    chosen: Vec<&'t str>,
-    skipped: &'t str,
-    completed: Vec<(&'t str, &'t str)>,
-}
-
-fn ticks(t: &Table) -> Result<Vec<Tick<'_>>, Violation> {
-    let index =
-        t.col("tick").map_err(|_| in_log(t, &[], 0, None, "ticks.csv has no `tick` column".into()))?;
-    let (time, waiting, chosen, skipped, completed) =
-        (t.col("time"), t.col("waiting"), t.col("chosen"), t.col("skipped"), t.col("completed"));
-    let cols = match (time, waiting, chosen, skipped, completed) {
-        (Ok(a), Ok(b), Ok(c), Ok(d), Ok(e)) => (a, b, c, d, e),
-        _ => return Err(in_log(t, &[], 0, None, "ticks.csv lacks a column of the observation log".into())),
-    };
-    let mut out = Vec::with_capacity(t.rows.len());
-    for (i, r) in t.rows.iter().enumerate() {
-        let bad = |what: &str| in_log(t, &[i], 0, None, format!("malformed `{what}` cell"));
-        out.push(Tick {
-            row: i,
-            index: r[index].parse().map_err(|_| bad("tick"))?,
-            time: micros(&r[cols.0]).ok_or_else(|| bad("time"))?,
-            waiting: pairs(&r[cols.1]).ok_or_else(|| bad("waiting"))?,
-            chosen: r[cols.2].split_whitespace().collect(),
-            skipped: &r[cols.3],
-            completed: pairs(&r[cols.4]).ok_or_else(|| bad("completed"))?,
-        });
-    }
-    Ok(out)
 }
 
 /// A tenant's queue as its jobs' sorted entry instants and sorted exit instants.
@@ -64,8 +28,16 @@ fn upto(sorted: &[i64], t: i64) -> i64 {
 
 pub fn log_agrees(run: &Run) -> RuleResult {
     let t = &run.ticks;
-    let rows = ticks(t)?;
     let tick = run.sc.tick as i64;
+    let src = Sources {
+        ticks: t,
+        tenants: run.tenants.as_ref(),
+        refusals: run.refusals.as_ref(),
+        tick,
+        dispatches: run.dispatches.as_ref(),
+        skips: run.skips.as_ref(),
+    };
+    let rows = observed::read(&src, &|t, rows, time, what| in_log(t, rows, time, None, what))?;
     // cumulative completions: jobs completed by the tick's end
     let mut done: HashMap<&str, Vec<i64>> = HashMap::new();
     for j in run.jobs.iter().filter(|j| j.outcome == "completed") {
@@ -111,6 +83,8 @@ pub fn log_agrees(run: &Run) -> RuleResult {
     }
     let (mut cells, mut queues) = (0u64, 0u64);
     let mut last = 0;
+    // each tenant's cumulative completions as the log has them so far
+    let mut state: HashMap<&str, i64> = HashMap::new();
     for r in &rows {
         let index = r.index;
         if index <= last || r.time != index * tick {
@@ -126,11 +100,9 @@ pub fn log_agrees(run: &Run) -> RuleResult {
             ));
         }
         last = index;
-        let mut total = 0;
-        for (tenant, n) in &r.completed {
+        for &(tenant, n) in &r.completed {
             let want = done.get(tenant).map_or(0, |v| upto(v, r.time));
             cells += 1;
-            total += want;
             if n.parse::<i64>().ok() != Some(want) {
                 return Err(in_log(
                     t,
@@ -140,7 +112,11 @@ pub fn log_agrees(run: &Run) -> RuleResult {
                     format!("tick {index}: completed {tenant}:{n}, but jobs.csv has {want} of {tenant}'s jobs completed by {}", secs(r.time)),
                 ));
             }
+            state.insert(tenant, want);
         }
+        // a tenant without an entry in the tick keeps its count: the total
+        // catches one whose jobs completed unlisted
+        let total: i64 = state.values().sum();
         let all: i64 = done.values().map(|v| upto(v, r.time)).sum();
         if all != total {
             return Err(in_log(
@@ -149,17 +125,18 @@ pub fn log_agrees(run: &Run) -> RuleResult {
                 r.time,
                 None,
                 format!(
-                "tick {index}: the completed cell sums to {total}, jobs.csv has {all} jobs completed by {}",
+                "tick {index}: the completed counts sum to {total}, jobs.csv has {all} jobs completed by {}",
                 secs(r.time)
             ),
             ));
         }
+        let waiting: HashMap<&str, &str> = r.waiting.iter().copied().collect();
         for (tenant, spans) in &queue {
             let Some((entries, exits)) = spans else { continue };
             // claimable before the tick's end, not started before it
             let before = |v: &[i64]| v.partition_point(|&x| x < r.time) as i64;
             let want = before(entries) - before(exits);
-            let got = r.waiting.iter().find(|(n, _)| n == tenant).map_or(Some(0), |(_, v)| v.parse().ok());
+            let got = waiting.get(tenant).map_or(Some(0), |v| v.parse().ok());
             queues += 1;
             if got != Some(want) {
                 return Err(in_log(t, &[r.row], r.time, None, format!(
@@ -193,12 +170,16 @@ pub fn log_agrees(run: &Run) -> RuleResult {
     let mut what =
         format!("{} ticks: {cells} completed counts, {queues} queue lengths, chosen tenants", rows.len());
     if let Some(d) = &run.dispatches {
-        let n = dispatches(run, d, &rows, tick)?;
+        let n = dispatches(run, d, tick)?;
         what.push_str(&format!(", {n} dispatches.csv rows"));
     }
     if let Some(s) = &run.skips {
-        let n = skips(s, t, &rows)?;
-        what.push_str(&format!(", {n} skips.csv rows"));
+        what.push_str(&format!(", {} skips.csv rows", s.rows.len()));
+    }
+    for (file, table) in [("tenants.csv", &run.tenants), ("refusals.csv", &run.refusals)] {
+        if let Some(s) = table {
+            what.push_str(&format!(", {} {file} rows", s.rows.len()));
+        }
     }
     Ok(Verdict::Checked(what))
 }
@@ -206,14 +187,13 @@ pub fn log_agrees(run: &Run) -> RuleResult {
 /// dispatches.csv: each row in the tick its time falls in, the ticks'
 /// `chosen` cells in order, and per job one row per start (`slices`), the
 /// first at its `start`, for its tenant.
-fn dispatches(run: &Run, d: &Table, rows: &[Tick], tick: i64) -> Result<usize, Violation> {
+fn dispatches(run: &Run, d: &Table, tick: i64) -> Result<usize, Violation> {
     let cols = (d.col("tick"), d.col("time"), d.col("tenant"), d.col("job"));
     let (c_tick, c_time, c_tenant, c_job) = match cols {
         (Ok(a), Ok(b), Ok(c), Ok(e)) => (a, b, c, e),
         _ => return Err(in_log(d, &[], 0, None, "dispatches.csv lacks a column".into())),
     };
     let by_id: HashMap<u64, &super::JobRow> = run.jobs.iter().map(|j| (j.id, j)).collect();
-    let mut per_tick: HashMap<i64, Vec<&str>> = HashMap::new();
     let mut per_job: HashMap<u64, (usize, i64, usize)> = HashMap::new();
     for (i, r) in d.rows.iter().enumerate() {
         let bad = || in_log(d, &[i], 0, None, "malformed row".into());
@@ -241,35 +221,8 @@ fn dispatches(run: &Run, d: &Table, rows: &[Tick], tick: i64) -> Result<usize, V
         if j.tenant != r[c_tenant] {
             return Err(in_log(d, &[i], time, Some(id), format!("job {id} is {}'s in jobs.csv", j.tenant)));
         }
-        per_tick.entry(index).or_default().push(&r[c_tenant]);
         let e = per_job.entry(id).or_insert((i, time, 0));
         e.2 += 1;
-    }
-    for tk in rows {
-        let index = tk.index;
-        let listed = per_tick.remove(&index).unwrap_or_default();
-        if listed != tk.chosen {
-            return Err(in_log(
-                &run.ticks,
-                &[tk.row],
-                tk.time,
-                None,
-                format!(
-                    "tick {index}: chosen `{}`, dispatches.csv lists `{}`",
-                    tk.chosen.join(" "),
-                    listed.join(" ")
-                ),
-            ));
-        }
-    }
-    if let Some((index, _)) = per_tick.iter().min_by_key(|(i, _)| **i) {
-        return Err(in_log(
-            d,
-            &[],
-            index * tick,
-            None,
-            format!("dispatches in tick {index}, which ticks.csv lacks"),
-        ));
     }
     for j in &run.jobs {
         let (first, time, n) = per_job.get(&j.id).copied().unwrap_or((0, -1, 0));
@@ -293,40 +246,13 @@ fn dispatches(run: &Run, d: &Table, rows: &[Tick], tick: i64) -> Result<usize, V
     Ok(d.rows.len())
 }
 
-/// skips.csv lists the `skipped` cells, one entry a row, in order.
-fn skips(s: &Table, ticks_table: &Table, rows: &[Tick]) -> Result<usize, Violation> {
-    let (c_tick, c_tenant, c_reason) = match (s.col("tick"), s.col("tenant"), s.col("reason")) {
-        (Ok(a), Ok(b), Ok(c)) => (a, b, c),
-        _ => return Err(in_log(s, &[], 0, None, "skips.csv lacks a column".into())),
-    };
-    let mut per_tick: HashMap<&str, Vec<String>> = HashMap::new();
-    for r in &s.rows {
-        per_tick.entry(r[c_tick].as_str()).or_default().push(format!("{}:{}", r[c_tenant], r[c_reason]));
-    }
-    for tk in rows {
-        let index = tk.index.to_string();
-        let listed = per_tick.remove(index.as_str()).unwrap_or_default();
-        let cell: Vec<&str> = tk.skipped.split_whitespace().collect();
-        if listed != cell {
-            return Err(in_log(
-                ticks_table,
-                &[tk.row],
-                tk.time,
-                None,
-                format!("tick {index}: skipped `{}`, skips.csv lists `{}`", tk.skipped, listed.join(" ")),
-            ));
-        }
-    }
-    if let Some(index) = per_tick.keys().min() {
-        return Err(in_log(s, &[], 0, None, format!("skips in tick {index}, which ticks.csv lacks")));
-    }
-    Ok(s.rows.len())
-}
-
 /// `stop-unexplained-skip` (the fairness-log article: "any tenant with waiting work and
 /// below its cap is skipped ... without a recorded reason"): every entry
 /// of every `skipped` cell names a tenant and a reason.
 pub fn unexplained_skip(run: &Run) -> RuleResult {
+    if let Some(s) = &run.skips {
+        return skips_with_reasons(s);
+    }
     let t = &run.ticks;
     let col = t.col("skipped").map_err(|_| in_log(t, &[], 0, None, "no `skipped` column".into()))?;
     let mut n = 0;
@@ -343,4 +269,22 @@ pub fn unexplained_skip(run: &Run) -> RuleResult {
         }
     }
     Ok(Verdict::Checked(format!("{n} skips, each with a reason")))
+}
+
+/// skips.csv, in which a tenant's name may hold spaces: every row has a
+/// tenant and a reason.
+fn skips_with_reasons(s: &Table) -> RuleResult {
+    let (Ok(c_tenant), Ok(c_reason)) = (s.col("tenant"), s.col("reason")) else {
+        return Err(in_log(s, &[], 0, None, "skips.csv lacks a column".into()));
+    };
+    for (i, r) in s.rows.iter().enumerate() {
+        if r[c_tenant].is_empty() || r[c_reason].is_empty() {
+            let time = s.col("time").ok().and_then(|c| micros(&r[c])).unwrap_or(0);
+            let entry = format!("{}:{}", r[c_tenant], r[c_reason]);
+            let mut v = in_log(s, &[i], time, None, format!("skip `{entry}` has no tenant or no reason"));
+            v.rule = "stop-unexplained-skip";
+            return Err(v);
+        }
+    }
+    Ok(Verdict::Checked(format!("{} skips, each with a reason", s.rows.len())))
 }

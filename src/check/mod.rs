@@ -17,6 +17,7 @@ mod conserving;
 mod external;
 pub mod jobs;
 mod log;
+mod observed;
 mod sweep;
 mod timing;
 // the reader moved to results/ (one reader for every command); the old
@@ -100,6 +101,11 @@ pub struct Run {
     pub ticks: Table,
     pub dispatches: Option<Table>,
     pub skips: Option<Table>,
+    /// The long forms of ticks.csv's `waiting` and `completed` cells
+    /// (tenants.csv) and of its `refused` and `deferred` (refusals.csv,
+    /// absent in folders written before it).
+    pub tenants: Option<Table>,
+    pub refusals: Option<Table>,
 }
 
 impl Run {
@@ -240,15 +246,32 @@ fn load(dir: &Path) -> Result<Vec<Run>> {
             }))
         };
         let (dispatches, skips) = (named("dispatches.csv")?, named("skips.csv")?);
+        let (tenants, refusals) = (named("tenants.csv")?, named("refusals.csv")?);
         // malformed cells are the file's fault (exit code 2), not a rule's
-        cells::observation_log(&ticks, dispatches.as_ref(), sc.tick as i64)?;
+        let long = cells::LongForms {
+            dispatches: dispatches.as_ref(),
+            tenants: tenants.as_ref(),
+            refusals: refusals.as_ref(),
+        };
+        cells::observation_log(&ticks, &long, sc.tick as i64)?;
         let jobs = jobs::read(&jobs_table)?;
         let spec = sc.policies.iter().find(|p| p.label == label).cloned();
         let run_sc = match &spec {
             Some(s) => sc.for_run(s).into_owned(),
             None => sc.clone(),
         };
-        runs.push(Run { label, sc: run_sc, spec, jobs_table, jobs, ticks, dispatches, skips });
+        runs.push(Run {
+            label,
+            sc: run_sc,
+            spec,
+            jobs_table,
+            jobs,
+            ticks,
+            dispatches,
+            skips,
+            tenants,
+            refusals,
+        });
     }
     Ok(runs)
 }

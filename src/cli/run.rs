@@ -75,6 +75,12 @@ pub struct RunArgs {
     /// (docs/explain.md; read by `fairsim explain`).
     #[arg(long)]
     pub decisions: bool,
+    /// Also gather every policy's jobs.csv, dispatches.csv, skips.csv and
+    /// ticks.csv into one file of that name at the top
+    /// of the folder, with a `policy` column (as large again as the logs;
+    /// the smaller files are always gathered; docs/outputs.md).
+    #[arg(long)]
+    pub combine: bool,
 }
 
 /// Loads the scenario, replacing its workload with `--trace` when given, and
@@ -206,6 +212,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
         command: command_line(),
         started: started(),
         decisions: args.decisions,
+        combine: args.combine,
     };
     let show_progress = !args.output.quiet && std::io::stderr().is_terminal();
     let labels: Vec<String> = sc.policies.iter().map(|p| p.label.clone()).collect();

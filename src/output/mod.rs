@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod charts;
+pub mod combined;
 pub mod console;
 pub mod decisions;
 pub mod estimate;

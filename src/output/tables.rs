@@ -71,13 +71,19 @@ pub fn write_policy_tables(dir: &Path, results: &[(&str, &PolicyResult)]) -> Res
 /// Writes `dir/file` from every `dir/<label>/file`: its header once with
 /// `policy` first, then each policy's lines with its label first. The lines
 /// are copied as bytes (records split at line breaks outside quotes, cells
-/// not re-parsed), so the cells are exactly the policy's.
+/// not re-parsed), so the cells are exactly the policy's. Policies without
+/// the file (a topology's files under a run without one) add no rows; when
+/// none has it, nothing is written.
 pub fn gather(dir: &Path, labels: &[&str], file: &str) -> Result<()> {
     let path = dir.join(file);
+    let present: Vec<&str> = labels.iter().copied().filter(|l| dir.join(l).join(file).is_file()).collect();
+    if present.is_empty() {
+        return Ok(());
+    }
     let err = |e| Error::io(format!("writing {}", path.display()), e);
     let mut out = BufWriter::with_capacity(1 << 16, std::fs::File::create(&path).map_err(err)?);
     let mut line = Vec::with_capacity(256);
-    for (i, label) in labels.iter().enumerate() {
+    for (i, label) in present.iter().enumerate() {
         let src = dir.join(label).join(file);
         let rerr = |e| Error::io(format!("reading {}", src.display()), e);
         let mut r = BufReader::with_capacity(1 << 16, std::fs::File::open(&src).map_err(rerr)?);

@@ -1,6 +1,8 @@
-//! `queue_totals.csv`, `pools.csv` and `routes.csv` of a run under a topology:
-//! what each queue received and served, how busy each pool was, which
-//! routing rule placed how many jobs.
+//! `queue_totals.csv`, `pools.csv`, `pool_queues.csv` and `routes.csv` of a
+//! run under a topology: what each queue received and served, how busy each
+//! pool was and which queues it polls (one a row in `pool_queues.csv`, the
+//! long form of `pools.csv`'s `queues` list, since a queue's name may hold
+//! a space), which routing rule placed how many jobs.
 
 use std::path::Path;
 
@@ -10,7 +12,7 @@ use crate::time::{fmt_secs, Time};
 use crate::topology::planner::PlannerEvent;
 use crate::topology::TopologyStats;
 
-/// Writes the three files into the run's folder `dir`.
+/// Writes the four files into the run's folder `dir`.
 pub fn write(dir: &Path, t: &TopologySpec, s: &TopologyStats, makespan: Time) -> Result<()> {
     if let Some(log) = &s.planner {
         return write_planner(dir, &log.borrow());
@@ -32,7 +34,11 @@ pub fn write(dir: &Path, t: &TopologySpec, s: &TopologyStats, makespan: Time) ->
         ));
     }
     let mut p = String::from("pool,workers,queues,started,busy,utilization\n");
+    let mut pq = String::from("pool,queue,poll_order\n");
     for (i, pool) in t.pools.iter().enumerate() {
+        for (k, &q) in pool.queues.iter().enumerate() {
+            pq.push_str(&format!("{},{},{}\n", field(&pool.name), field(&t.queues[q as usize]), k + 1));
+        }
         let queues: Vec<&str> = pool.queues.iter().map(|&q| t.queues[q as usize].as_str()).collect();
         let busy = s.pool_busy[i];
         let util = if makespan == 0 {
@@ -53,8 +59,11 @@ pub fn write(dir: &Path, t: &TopologySpec, s: &TopologyStats, makespan: Time) ->
     for (i, rule) in t.route.iter().enumerate() {
         r.push_str(&format!("{},{},{}\n", i + 1, field(&describe(t, &rule.action)), s.rule_matched[i]));
     }
-    r.push_str(&format!(",unrouted (first queue),{}\n", s.unrouted));
-    for (name, text) in [("queue_totals.csv", q), ("pools.csv", p), ("routes.csv", r)] {
+    // rule 0 rather than a blank: an empty cell would turn pandas' integer
+    // column into floats
+    r.push_str(&format!("0,unrouted (first queue),{}\n", s.unrouted));
+    let files = [("queue_totals.csv", q), ("pools.csv", p), ("pool_queues.csv", pq), ("routes.csv", r)];
+    for (name, text) in files {
         let path = dir.join(name);
         std::fs::write(&path, text).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
     }

@@ -66,8 +66,11 @@ impl Series {
         }
     }
 
+    /// A tenant arriving is listed even when admission defers its job
+    /// (not queued), so every tenant ticks.csv has seen has a row.
     pub fn on_arrival(&mut self, job: &Job) {
         self.class_seen[job.class as usize] = true;
+        self.touch(job.tenant);
     }
 
     pub fn on_queued(&mut self, job: &Job, slot: Slot) {

@@ -4,10 +4,14 @@
 //! tenant's cumulative completions.
 //!
 //! The same events also go, one fact a row, to the long-form files an
-//! analyst loads without parsing list cells: `dispatches.csv` (a row per
-//! entry of `chosen`) and `skips.csv` (a row per entry of `skipped`). They
-//! are written here, from the very calls that fill the cells, so the two
-//! forms agree by construction.
+//! analyst (and `fairsim check`) loads without parsing list cells, since a
+//! tenant's name may hold the spaces and colons that delimit them:
+//! `dispatches.csv` (a row per entry of `chosen`), `skips.csv` (a row per
+//! entry of `skipped`) and `refusals.csv` (the `refused` and `deferred`
+//! cells). They are written here, from the very calls that fill the cells,
+//! so the two forms agree by construction. The `waiting` and `completed`
+//! cells have theirs in `tenants.csv` ([`super::series`]), which has a row
+//! for every tenant whose count changed or that has jobs waiting.
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
@@ -23,6 +27,7 @@ pub struct TickLog {
     csv: Csv,
     dispatches: Csv,
     skips: Csv,
+    refusals: Csv,
     /// 1-based index of the open tick (the `tick` column of the long files).
     open_tick: u64,
     /// The names a dispatch row writes, copied from the scenario because
@@ -75,6 +80,7 @@ impl TickLog {
                 &["tick", "time", "tenant", "class", "job", "queue", "pool"],
             )?,
             skips: open_csv(dir, "skips.csv", &["tick", "time", "tenant", "reason"])?,
+            refusals: open_csv(dir, "refusals.csv", &["tick", "time", "tenant", "refused", "deferred"])?,
             open_tick: 1,
             names: Names::new(sc),
             free_at_start: sc.workers,
@@ -203,6 +209,11 @@ impl TickLog {
             push_u64(cell, loads[t as usize].completed);
         }
         w.bytes(cell);
+        if !self.refused.is_empty() || !self.deferred.is_empty() {
+            self.write_refusals(tenants, index, end)?;
+        }
+        let w = &mut self.csv;
+        let (scratch, cell) = (&mut self.name, &mut self.cell);
         for map in [&mut self.refused, &mut self.deferred] {
             cell.clear();
             for (&t, &n) in map.iter() {
@@ -224,10 +235,26 @@ impl TickLog {
         Ok(())
     }
 
+    /// The tick's rows of `refusals.csv`, in tenant id order like the cells.
+    fn write_refusals(&mut self, tenants: &Tenants, index: u64, end: Time) -> Result<()> {
+        let listed: BTreeSet<TenantId> = self.refused.keys().chain(self.deferred.keys()).copied().collect();
+        for t in listed {
+            let w = &mut self.refusals;
+            w.int(index);
+            w.secs(end);
+            w.tenant(tenants, t);
+            w.int(self.refused.get(&t).copied().unwrap_or(0));
+            w.int(self.deferred.get(&t).copied().unwrap_or(0));
+            w.end()?;
+        }
+        Ok(())
+    }
+
     pub fn flush(&mut self) -> std::io::Result<()> {
         self.csv.flush()?;
         self.dispatches.flush()?;
-        self.skips.flush()
+        self.skips.flush()?;
+        self.refusals.flush()
     }
 }
 

@@ -80,6 +80,8 @@ pub fn check_table(jobs: &Path, args: &CheckArgs, out: &mut dyn std::io::Write) 
         ticks: Table::of_lines(String::new(), Vec::new(), Vec::new()),
         dispatches: None,
         skips: None,
+        tenants: None,
+        refusals: None,
     };
     let skip = |why: &str| -> RuleResult { Ok(Verdict::Skipped(why.into())) };
     let no_log = "no observation log: a jobs table has no ticks, dispatches or skips";

@@ -20,16 +20,29 @@ use crate::time::{parse_duration, to_secs_f64, Time};
 /// File names a results folder holds beside the policies' folders; a label
 /// may not take one of them (compared without case, for file systems that
 /// ignore it).
-pub const RESERVED_LABELS: [&str; 9] = [
+pub const RESERVED_LABELS: [&str; 21] = [
     "charts",
     "report.html",
     "comparison.csv",
     "scenario.yaml",
     "fairsim-results.json",
     "summary.csv",
+    "resources.csv",
+    // the top-level long tables (crate::output::combined)
     "tenants.csv",
     "classes.csv",
-    "resources.csv",
+    "fairness.csv",
+    "queues.csv",
+    "queue_totals.csv",
+    "pools.csv",
+    "pool_queues.csv",
+    "routes.csv",
+    "planner.csv",
+    "jobs.csv",
+    "dispatches.csv",
+    "skips.csv",
+    "ticks.csv",
+    "refusals.csv",
 ];
 
 /// Longest label: a folder name must fit the usual 255-byte limit with room
