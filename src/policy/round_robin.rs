@@ -99,7 +99,12 @@ impl Policy for RoundRobin {
     }
 
     fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, _now: Time) -> Option<Slot> {
-        if !self.joining.is_empty() {
+        if let [(_, t)] = self.joining[..] {
+            // one newcomer (the usual case): no order to settle, and a push
+            // instead of an out-of-line extend
+            self.rotation.push_back(t);
+            self.joining.clear();
+        } else if !self.joining.is_empty() {
             // newcomers join the back in the order they got work; those that
             // got it at the same instant, in the configured order
             let members = &self.members;
