@@ -145,3 +145,52 @@ fn the_echoed_scenario_notes_overrides_and_reproduces_the_run() {
     run(&scenario("noisy-neighbor.yaml"), &c, &["--no-plots"]);
     assert_eq!(std::fs::read_to_string(c.join("scenario.yaml")).unwrap(), original);
 }
+
+/// `fairsim run` without `--audit` (which every other test here passes).
+fn run_unaudited(scenario: &Path, out: &Path) {
+    fairsim().arg("run").arg(scenario).arg("--out").arg(out).arg("--quiet").assert().success();
+}
+
+#[test]
+fn the_event_loop_without_extras_gives_what_the_full_one_gives() {
+    // A run that uses no timers, admission, capacity changes, slices and
+    // the like takes a copy of the event loop compiled without their
+    // checks; the audit (or any such feature) takes the full one. Both
+    // must write the same folder, byte for byte.
+    let tmp = tempdir();
+    for name in ["noisy-neighbor.yaml", "abc-rotation.yaml"] {
+        let (plain, full) =
+            (tmp.path().join(format!("plain-{name}")), tmp.path().join(format!("full-{name}")));
+        run_unaudited(&scenario(name), &plain);
+        run(&scenario(name), &full, &[]);
+        let (fp, ff) = (folder_bytes(&plain), folder_bytes(&full));
+        assert_eq!(fp.keys().collect::<Vec<_>>(), ff.keys().collect::<Vec<_>>(), "{name}");
+        for (k, v) in &fp {
+            assert!(v == &ff[k], "{name}: {k} differs between the plain and the full event loop");
+        }
+    }
+    // and the plain loop by hand: one worker, A sends two 1 s jobs and B
+    // one, all at 0; round robin serves A, B, A, so the jobs start at 0, 1
+    // and 2 s (job ids: A's are 0 and 1, B's is 2) and wait 0, 1 and 2 s
+    let yaml = tmp.path().join("rr.yaml");
+    std::fs::write(
+        &yaml,
+        "workers: 1\nworkload:\n  - {tenant: A, count: 2, service: 1s}\n  - {tenant: B, count: 1, service: 1s}\npolicies: [round_robin]\n",
+    )
+    .expect("write scenario");
+    let out = tmp.path().join("rr");
+    run_unaudited(&yaml, &out);
+    let jobs = std::fs::read_to_string(out.join("round_robin/jobs.csv")).expect("jobs.csv");
+    let starts: Vec<(String, String, String)> = jobs
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            (c[0].to_string(), c[1].to_string(), c[4].to_string())
+        })
+        .collect();
+    let want = [("0", "A", "0"), ("2", "B", "1"), ("1", "A", "2")];
+    let want: Vec<(String, String, String)> =
+        want.iter().map(|(j, t, s)| (j.to_string(), t.to_string(), s.to_string())).collect();
+    assert_eq!(starts, want);
+}

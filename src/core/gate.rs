@@ -87,7 +87,21 @@ impl Gate<'_> {
     /// True when `job` may start now. When it may not, the tenant is parked:
     /// the skip is logged, and the policy must set the tenant aside until the
     /// engine calls `unpark` for it. A policy must not ask again for a parked tenant.
+    // inline for the common answer (yes), out of line for a refusal: the
+    // policies that call this are in other codegen units
+    #[inline]
     pub fn admit(&mut self, job: &Job) -> bool {
+        let t = &self.tenants[job.tenant as usize];
+        if (self.borrow || t.running < t.cap) && fits(&job.cost, &self.free) {
+            return true;
+        }
+        self.refuse(job)
+    }
+
+    /// [`Gate::admit`] for a job that is at its tenant's cap or does not fit.
+    #[cold]
+    #[inline(never)]
+    fn refuse(&mut self, job: &Job) -> bool {
         let t = &mut self.tenants[job.tenant as usize];
         let reason = if !self.borrow && t.running >= t.cap {
             if t.delay_refusal {
@@ -144,6 +158,7 @@ impl Gate<'_> {
 }
 
 /// Whether `cost` fits in `free` in every dimension.
+#[inline]
 pub fn fits(cost: &Res, free: &Res) -> bool {
     (0..MAX_RESOURCES).all(|i| cost[i] <= free[i])
 }

@@ -36,6 +36,7 @@ impl PutOff {
 }
 
 impl Engine<'_> {
+    #[inline(always)]
     pub(super) fn arrive(&mut self, job: Job, slicing: Option<Slicing>) -> Result<()> {
         self.rec.on_arrival(&job);
         if self.sc.admission.is_empty() {
@@ -48,6 +49,7 @@ impl Engine<'_> {
         self.admit(job, slicing)
     }
 
+    #[inline(never)]
     fn admit(&mut self, mut job: Job, slicing: Option<Slicing>) -> Result<()> {
         match self.admission.decide(&job, self.now, &self.loads) {
             Decision::Accept => {

@@ -19,6 +19,7 @@
 mod arrivals;
 mod audit;
 mod decisions;
+mod dispatch;
 mod faults;
 mod parked;
 mod retry;
@@ -33,13 +34,13 @@ use slicing::Sliced;
 
 use crate::accounting::{Recorder, RunStats, Snapshot};
 use crate::admission::{rules::Rules, AcceptAll, Admission};
-use crate::core::{Arrival, Gate, Job, JobState, JobTable, Outcome, Skip, Slot, TenantLoad};
-use crate::error::{Error, Result};
+use crate::core::{Arrival, Job, JobState, JobTable, Outcome, Skip, Slot, TenantLoad};
+use crate::error::Result;
 use crate::model::{Res, Scenario, Spare, TenantId, MAX_RESOURCES};
 use crate::policy::Policy;
-use crate::prefetch::{prefetch, prefetch_item};
+use crate::prefetch::prefetch_item;
 use crate::quad_heap::QuadHeap;
-use crate::time::{Time, HORIZON, HORIZON_TEXT};
+use crate::time::Time;
 use crate::workload::stream::Source;
 
 /// Arrivals read ahead of the clock (see [`Engine::read_ahead`]): enough for
@@ -126,6 +127,8 @@ pub struct Engine<'s> {
     faults: faults::Faults<'s>,
     /// Whether the policy may ask for running attempts to be stopped.
     preempts: bool,
+    /// Whether the policy may ask for a wake-up ([`Policy::may_wake`]).
+    wakes: bool,
     /// Retries counted per tenant for `retry: {budget}`.
     retry_budgets: std::collections::HashMap<TenantId, crate::admission::limit::SlidingWindow>,
     /// `--decisions`: the policy's ranking at each dispatch (none: not asked).
@@ -145,6 +148,7 @@ impl<'s> Engine<'s> {
             false => Box::new(Rules::new(sc)),
         };
         let policy_preempts = policy.preempts();
+        let wakes = policy.may_wake();
         let loads =
             sc.tenants.caps().into_iter().map(|cap| TenantLoad { cap, ..Default::default() }).collect();
         Ok(Engine {
@@ -177,6 +181,7 @@ impl<'s> Engine<'s> {
             audit: None,
             faults: faults::Faults::new(sc),
             preempts: policy_preempts,
+            wakes,
             retry_budgets: std::collections::HashMap::new(),
             decisions: None,
         })
@@ -228,7 +233,7 @@ impl<'s> Engine<'s> {
 
     /// Runs the whole workload to completion and returns the statistics and,
     /// when it was turned on, the audit's findings.
-    pub fn run(mut self, source: &mut dyn Source) -> Result<(RunStats, Option<Audit>)> {
+    pub fn run(mut self, source: &mut impl Source) -> Result<(RunStats, Option<Audit>)> {
         self.simulate(source)?;
         if let Some(d) = self.decisions.as_mut() {
             d.finish()?;
@@ -251,7 +256,50 @@ impl<'s> Engine<'s> {
         Ok(())
     }
 
-    fn simulate(&mut self, source: &mut dyn Source) -> Result<()> {
+    /// Whether the run uses any feature beyond arrivals, a policy's order,
+    /// caps and resources, and failures retried at once: timers, admission,
+    /// capacity changes, slowdowns, slices, preemption, a topology, `on_cap`
+    /// delays, retry backoffs, the audit or `--decisions`. Decided once per
+    /// run from the scenario and the policy, so a run without them takes the
+    /// event loop compiled without their checks (each a load and a branch
+    /// per event).
+    fn uses_extras(&self) -> bool {
+        let sc = self.sc;
+        self.wakes
+            || self.preempts
+            || self.placed
+            || self.cap_delay.is_some()
+            || self.run_slice.is_some()
+            || self.audit.is_some()
+            || self.decisions.is_some()
+            || !sc.admission.is_empty()
+            || sc.retry.is_some()
+            || !sc.capacity.is_empty()
+            || !sc.slowdowns.is_empty()
+            || sc.workload.iter().any(|e| e.slice.is_some())
+    }
+
+    fn simulate(&mut self, source: &mut impl Source) -> Result<()> {
+        match self.uses_extras() {
+            true => self.event_loop::<true>(source)?,
+            false => self.event_loop::<false>(source)?,
+        }
+        // close the tick and window holding the last event (or the first ones of an empty run)
+        let snap = Snapshot { loads: &self.loads, jobs: &self.jobs, free_workers: self.free_workers };
+        self.rec.close_last(self.sc, self.now, &snap)?;
+        let leftover: Vec<Slot> = self.jobs.live_slots().collect();
+        for slot in leftover {
+            let job = self.jobs.get(slot).clone();
+            self.rec.on_end(self.sc, &job, self.now, Outcome::Unfinished)?;
+        }
+        Ok(())
+    }
+
+    /// The events in time order until none is left. `EXTRAS`: see
+    /// [`Engine::uses_extras`]; without, the times of timers, put-off jobs,
+    /// `on_cap` delays and capacity changes are never looked at (the run
+    /// has none).
+    fn event_loop<const EXTRAS: bool>(&mut self, source: &mut impl Source) -> Result<()> {
         // The next arrivals, read ahead so that the memory of each one's
         // tenant is warmed (prefetched) while the ones before it are handled.
         let mut ahead: VecDeque<Arrival> = VecDeque::with_capacity(READ_AHEAD);
@@ -262,18 +310,21 @@ impl<'s> Engine<'s> {
             // compiled to a store-forwarding stall that took ~10% of the run
             let t_done = self.running.peek().map_or(Time::MAX, Attempt::finish);
             let t_arr = ahead.front().map_or(Time::MAX, |a| a.time);
-            let t_wake = if self.queued_total > 0 {
-                self.policy.next_wakeup().unwrap_or(Time::MAX)
-            } else {
-                Time::MAX
-            };
-            let t_delay = self.delayed.peek().map_or(Time::MAX, |r| r.0 .0);
-            let t_back = self.put_off.next();
-            let mut t = t_done.min(t_arr).min(t_wake).min(t_delay).min(t_back);
-            // a capacity change after the last job would only stretch the log
-            let t_cap = self.faults.next_change();
-            if t_cap < t && (self.queued_total > 0 || !self.running.is_empty() || !ahead.is_empty()) {
-                t = t_cap;
+            let mut t = t_done.min(t_arr);
+            let (mut t_wake, mut t_delay, mut t_back, mut t_cap) =
+                (Time::MAX, Time::MAX, Time::MAX, Time::MAX);
+            if EXTRAS {
+                if self.wakes && self.queued_total > 0 {
+                    t_wake = self.policy.next_wakeup().unwrap_or(Time::MAX);
+                }
+                t_delay = self.delayed.peek().map_or(Time::MAX, |r| r.0 .0);
+                t_back = self.put_off.next();
+                t = t.min(t_wake).min(t_delay).min(t_back);
+                // a capacity change after the last job would only stretch the log
+                t_cap = self.faults.next_change();
+                if t_cap < t && (self.queued_total > 0 || !self.running.is_empty() || !ahead.is_empty()) {
+                    t = t_cap;
+                }
             }
             if t == Time::MAX && self.running.is_empty() && ahead.is_empty() {
                 break;
@@ -287,10 +338,10 @@ impl<'s> Engine<'s> {
                     break;
                 }
                 self.running.pop();
-                self.finish_attempt(a.slot)?;
+                self.finish_attempt::<EXTRAS>(a.slot)?;
             }
             self.close_boundaries(t, true)?;
-            if t == t_cap {
+            if EXTRAS && t == t_cap {
                 self.change_capacity()?;
             }
             while ahead.front().is_some_and(|a| a.time == t) {
@@ -304,16 +355,18 @@ impl<'s> Engine<'s> {
                 self.arrive(job, slicing)?;
                 self.read_ahead(source, &mut ahead);
             }
-            if t == t_wake {
-                self.policy.on_wakeup(&mut self.jobs, t);
+            if EXTRAS {
+                if t == t_wake {
+                    self.policy.on_wakeup(&mut self.jobs, t);
+                }
+                if t == t_delay {
+                    self.end_delays();
+                }
+                if t == t_back {
+                    self.come_back()?;
+                }
             }
-            if t == t_delay {
-                self.end_delays();
-            }
-            if t == t_back {
-                self.come_back()?;
-            }
-            self.dispatch()?;
+            self.dispatch::<EXTRAS>()?;
             events += 1;
             if events.is_multiple_of(8192) {
                 if let Some(p) = self.progress {
@@ -321,21 +374,13 @@ impl<'s> Engine<'s> {
                 }
             }
         }
-        // close the tick and window holding the last event (or the first ones of an empty run)
-        let snap = Snapshot { loads: &self.loads, jobs: &self.jobs, free_workers: self.free_workers };
-        self.rec.close_last(self.sc, self.now, &snap)?;
-        let leftover: Vec<Slot> = self.jobs.live_slots().collect();
-        for slot in leftover {
-            let job = self.jobs.get(slot).clone();
-            self.rec.on_end(self.sc, &job, self.now, Outcome::Unfinished)?;
-        }
         Ok(())
     }
 
     /// Fills `ahead` up to [`READ_AHEAD`] arrivals from `source`, warming
     /// what each one's arrival will touch. The stream does not depend on the
     /// simulation, so reading it early changes nothing but the cache.
-    fn read_ahead(&self, source: &mut dyn Source, ahead: &mut VecDeque<Arrival>) {
+    fn read_ahead(&self, source: &mut impl Source, ahead: &mut VecDeque<Arrival>) {
         while ahead.len() < READ_AHEAD {
             let Some(a) = source.next_arrival() else { break };
             self.warm_tenant(a.tenant);
@@ -381,7 +426,17 @@ impl<'s> Engine<'s> {
     }
 
     /// Ends the queued jobs the policy expired during the last pick.
+    #[inline(always)]
     fn end_expired(&mut self) -> Result<()> {
+        // almost every pick expires nothing
+        if self.expired.is_empty() {
+            return Ok(());
+        }
+        self.end_expired_now()
+    }
+
+    #[inline(never)]
+    fn end_expired_now(&mut self) -> Result<()> {
         for slot in std::mem::take(&mut self.expired) {
             let job = self.jobs.get(slot);
             debug_assert_eq!(job.state, JobState::Queued, "only a queued job can expire");
@@ -408,146 +463,19 @@ impl<'s> Engine<'s> {
         Ok(())
     }
 
-    fn dispatch(&mut self) -> Result<()> {
-        if self.preempts && self.free_workers == 0 && self.queued_total > 0 {
-            if let Some(p) = self.policy.preemption() {
-                self.preempt(p)?;
-            }
-        }
-        if self.free_workers > 0 && self.queued_total > 0 && self.rec.lists_parked() {
-            self.log_still_parked();
-        }
-        let mut borrow = false;
-        while self.free_workers > 0 && self.queued_total > 0 {
-            if let Some(d) = self.decisions.as_mut() {
-                d.before_pick(&*self.policy, &self.jobs, &self.loads, &self.free_res, borrow, self.now);
-            }
-            let pick = {
-                let mut gate = Gate {
-                    tenants: &mut self.loads,
-                    free: self.free_res,
-                    borrow,
-                    parked: &mut self.gate_parked,
-                    skips: &mut self.skips,
-                    free_workers: self.free_workers,
-                    expired: &mut self.expired,
-                    logged: self.rec.logs_skips(),
-                };
-                self.policy.pick(&self.jobs, &mut gate, self.now)
-            };
-            self.sort_parked();
-            self.end_expired()?;
-            match pick {
-                Some(slot) if self.cap_delay.is_some() && !borrow && self.at_cap(slot) => {
-                    self.delay_refused(slot);
-                }
-                Some(slot) => {
-                    self.start(slot)?;
-                    if let Some(d) = self.decisions.as_mut() {
-                        d.after_start(&self.jobs, slot, self.now)?;
-                    }
-                    if let Some((slot, tenant)) = self.policy.next_hint() {
-                        if let Some(job) = self.jobs.try_get(slot) {
-                            prefetch(job);
-                        }
-                        self.warm_tenant(tenant);
-                    }
-                }
-                None if self.spare == Spare::Lend && !borrow && self.only_parked_wait() => {
-                    // Nobody below its cap can run: lend the idle workers to tenants at their cap.
-                    borrow = true;
-                    self.lend();
-                }
-                None => break,
-            }
-        }
-        if let Some(a) = self.audit.as_mut() {
-            let mut blocked_by_fit = false;
-            for &(t, r) in &self.skips {
-                a.on_skip(t, r);
-                blocked_by_fit |= r == Skip::NoFit;
-            }
-            a.after_round(
-                self.now,
-                self.free_workers,
-                self.faults.workers.min(u64::from(u32::MAX)) as u32,
-                &self.loads,
-                self.spare,
-                self.policy.work_conserving() && self.cap_delay.is_none(),
-                blocked_by_fit,
-            );
-        }
-        self.rec.on_skips(&mut self.skips);
-        Ok(())
-    }
-
-    fn start(&mut self, slot: Slot) -> Result<()> {
-        let now = self.now;
-        let job = self.jobs.get_mut(slot);
-        if self.placed {
-            (job.queue, job.pool) = self.policy.placement(slot);
-        }
-        job.state = JobState::Running;
-        job.slices += 1;
-        if job.slices == 1 && self.admission_counts {
-            self.admission.on_left_queue(self.jobs.get(slot), now);
-        }
-        let job = self.jobs.get_mut(slot);
-        // a resumed slice continues the attempt its first slice started
-        if self.sliced.is_empty() || self.sliced.get(&slot).is_none_or(|s| s.done == 0) {
-            job.attempts += 1;
-        }
-        let job = self.jobs.get_mut(slot);
-        job.first_start.get_or_insert(now);
-        let (t, cost, seq, service) = (job.tenant as usize, job.cost, job.seq, job.service);
-        if let Some(a) = self.audit.as_mut() {
-            for &(u, r) in &self.skips {
-                a.on_skip(u, r);
-            }
-            a.on_dispatch(now, t as TenantId, &self.loads, self.spare);
-        }
-        self.loads[t].queued -= 1;
-        self.loads[t].running += 1;
-        self.queued_total -= 1;
-        self.free_workers -= 1;
-        for (free, c) in self.free_res.iter_mut().zip(cost) {
-            *free -= c;
-        }
-        let run = match self.faults.slowdowns.is_empty() {
-            true => service,
-            false => self.faults.stretch(slot, now, self.jobs.get(slot)),
-        };
-        let finish = now + run; // both at most 2 HORIZON = 2^54: no overflow
-        if finish > HORIZON {
-            return Err(Error::input(
-                &self.sc.source,
-                0,
-                0,
-                format!(
-                    "job {seq} would finish at {} s, past {HORIZON_TEXT}; the workload's times or service times are too long",
-                    crate::time::fmt_secs(finish)
-                ),
-            ));
-        }
-        self.running.push(Attempt::new(finish, seq, slot));
-        if let Some(a) = self.audit.as_mut() {
-            let l = &self.loads[t];
-            if l.queued == 0 || l.running >= l.cap {
-                a.on_idle(t as TenantId);
-            }
-        }
-        self.rec.on_start(self.jobs.get(slot), now, self.loads[t].queued);
-        Ok(())
-    }
-
-    fn finish_attempt(&mut self, slot: Slot) -> Result<()> {
+    /// Ends the attempt running in `slot`: the job completes, fails, is
+    /// retried or takes its next slice. `EXTRAS`: see [`Engine::uses_extras`].
+    fn finish_attempt<const EXTRAS: bool>(&mut self, slot: Slot) -> Result<()> {
         let now = self.now;
         let job = self.jobs.get(slot);
         let (t, cost) = (job.tenant, job.cost);
-        let ran = self.faults.take_length(slot, job.service);
+        let ran = match EXTRAS {
+            true => self.faults.take_length(slot, job.service),
+            false => job.service,
+        };
         self.rec.on_attempt_end(job, now, ran);
         self.policy.on_finish(job, now);
-        if !self.faults.retires(now) {
+        if !EXTRAS || !self.faults.retires(now) {
             self.free_workers += 1;
         }
         for (free, c) in self.free_res.iter_mut().zip(cost) {
@@ -555,26 +483,28 @@ impl<'s> Engine<'s> {
         }
         self.running_ended(t);
         // freed resources may let a parked job fit now
-        for u in std::mem::take(&mut self.parked_no_fit) {
-            if self.loads[u as usize].parked == Some(Skip::NoFit) {
-                self.loads[u as usize].parked = None;
-                self.policy.unpark(u, &self.jobs, now);
+        if !self.parked_no_fit.is_empty() {
+            for u in std::mem::take(&mut self.parked_no_fit) {
+                if self.loads[u as usize].parked == Some(Skip::NoFit) {
+                    self.loads[u as usize].parked = None;
+                    self.policy.unpark(u, &self.jobs, now);
+                }
             }
         }
         // worker time beyond the job's service (a slowdown's), and the time
         // the whole attempt held workers so far: wasted if it fails
         let excess = ran.saturating_sub(self.jobs.get(slot).service);
-        let (held, excess) = match self.sliced.is_empty() {
+        let (held, excess) = match !EXTRAS || self.sliced.is_empty() {
             true => (ran, excess),
             false => self.attempt_time(slot, ran, excess),
         };
-        if !self.faults.resumed.is_empty() {
+        if EXTRAS && !self.faults.resumed.is_empty() {
             // a job resumed after a checkpoint ran what was left: whole again
             if let Some(whole) = self.faults.resumed.remove(&slot) {
                 self.jobs.get_mut(slot).service = whole;
             }
         }
-        if !self.sliced.is_empty() && self.next_slice(slot) {
+        if EXTRAS && !self.sliced.is_empty() && self.next_slice(slot) {
             return Ok(());
         }
         let job = self.jobs.get(slot);

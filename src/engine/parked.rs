@@ -130,7 +130,16 @@ impl Engine<'_> {
     }
 
     /// Files tenants the gate just parked under their reason.
+    #[inline(always)]
     pub(super) fn sort_parked(&mut self) {
+        // almost every pick parks nobody
+        if !self.gate_parked.is_empty() {
+            self.file_parked();
+        }
+    }
+
+    #[inline(never)]
+    fn file_parked(&mut self) {
         for t in self.gate_parked.drain(..) {
             match self.loads[t as usize].parked {
                 Some(Skip::AtCap) => self.parked_at_cap.push(t),

@@ -29,7 +29,7 @@ impl Engine<'_> {
                 self.rec.on_end(self.sc, &job, now, Outcome::Failed)?;
                 // its slicing, reset for the retry that will not come, would
                 // otherwise cut the next job given this slot into slices of
-                // work it does not have (issue 27 item 4: an endless loop)
+                // work it does not have (which once looped for ever)
                 self.sliced.remove(&slot);
                 self.jobs.remove(slot);
                 return Ok(());

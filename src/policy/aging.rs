@@ -14,7 +14,7 @@
 
 use super::ranking::{keep_best, Ask, Candidate, KeyKind};
 use super::PolicyInfo;
-use super::{KeyedQueue, Policy};
+use super::{Explain, Hints, KeyedQueue, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
 use crate::model::{Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
@@ -104,7 +104,11 @@ impl Policy for Aging {
             lane.unpark(tenant);
         }
     }
+}
 
+impl Hints for Aging {}
+
+impl Explain for Aging {
     fn key_kind(&self) -> KeyKind {
         KeyKind::EffectivePriority
     }

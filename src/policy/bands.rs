@@ -25,12 +25,12 @@
 use std::collections::VecDeque;
 
 use super::compose::THEN;
-use super::compose::{priority_order, ClassLanes};
-use super::Policy;
+use super::compose::{lanes_forward, priority_order, ClassLanes};
 use super::PolicyInfo;
-use crate::core::{Gate, Job, JobTable, Slot};
+use super::{Explain, Policy};
+use crate::core::{Gate, JobTable, Slot};
 use crate::model::policy::ParamError;
-use crate::model::{ClassId, Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
+use crate::model::{ClassId, Param, ParamDefault, ParamKind, PolicySpec, Scenario};
 use crate::time::{Time, SECOND};
 
 /// Floors are held in parts per million so the comparison is exact integer
@@ -130,9 +130,7 @@ impl Bands {
 }
 
 impl Policy for Bands {
-    fn push(&mut self, job: &Job, slot: Slot, now: Time) {
-        self.lanes.push(job, slot, now);
-    }
+    lanes_forward!(Policy);
 
     fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
         self.slide(now);
@@ -163,37 +161,11 @@ impl Policy for Bands {
         }
         pick
     }
-
-    fn unpark(&mut self, tenant: TenantId, jobs: &JobTable, now: Time) {
-        self.lanes.unpark(tenant, jobs, now);
-    }
-
-    fn on_finish(&mut self, job: &Job, now: Time) {
-        self.lanes.on_finish(job, now);
-    }
-
-    fn next_wakeup(&self) -> Option<Time> {
-        self.lanes.next_wakeup()
-    }
-
-    fn may_wake(&self) -> bool {
-        true
-    }
-
-    /// The top-priority class with work; a floor may send the pick elsewhere,
-    /// which costs only the hint.
-    fn next_hint(&self) -> Option<(Slot, TenantId)> {
-        self.lanes.next_hint(&self.order)
-    }
-
-    fn warm_tenant(&self, tenant: TenantId) {
-        self.lanes.warm_tenant(tenant);
-    }
-
-    fn warm_queue_back(&self, tenant: TenantId) {
-        self.lanes.warm_queue_back(tenant);
-    }
 }
+
+lanes_forward!(Hints for Bands);
+
+impl Explain for Bands {}
 
 #[cfg(test)]
 mod tests {

@@ -104,6 +104,60 @@ impl ClassLanes {
     }
 }
 
+/// The methods a policy over [`ClassLanes`] hands to its lanes unchanged
+/// (bands and hierarchical), for a struct with the fields `lanes:
+/// ClassLanes` and `order: Vec<ClassId>` (its classes in priority order).
+/// `lanes_forward!(Policy)` inside its `impl Policy` gives `push`, `unpark`,
+/// `on_finish` and the lanes' wake-ups; `lanes_forward!(Hints for T)` its
+/// hints: those of the top-priority class with work, the lane a pick most
+/// likely serves (a floor may send the pick elsewhere, which costs only
+/// the hint).
+macro_rules! lanes_forward {
+    (Policy) => {
+        fn push(&mut self, job: &$crate::core::Job, slot: $crate::core::Slot, now: $crate::time::Time) {
+            self.lanes.push(job, slot, now);
+        }
+
+        fn unpark(
+            &mut self,
+            tenant: $crate::model::TenantId,
+            jobs: &$crate::core::JobTable,
+            now: $crate::time::Time,
+        ) {
+            self.lanes.unpark(tenant, jobs, now);
+        }
+
+        fn on_finish(&mut self, job: &$crate::core::Job, now: $crate::time::Time) {
+            self.lanes.on_finish(job, now);
+        }
+
+        fn next_wakeup(&self) -> Option<$crate::time::Time> {
+            self.lanes.next_wakeup()
+        }
+
+        // a lane's policy may wake (a planner inside a class)
+        fn may_wake(&self) -> bool {
+            true
+        }
+    };
+    (Hints for $ty:ty) => {
+        impl $crate::policy::Hints for $ty {
+            fn next_hint(&self) -> Option<($crate::core::Slot, $crate::model::TenantId)> {
+                self.lanes.next_hint(&self.order)
+            }
+
+            fn warm_tenant(&self, tenant: $crate::model::TenantId) {
+                self.lanes.warm_tenant(tenant);
+            }
+
+            fn warm_queue_back(&self, tenant: $crate::model::TenantId) {
+                self.lanes.warm_queue_back(tenant);
+            }
+        }
+    };
+}
+pub(super) use lanes_forward;
+
 /// Classes in strict priority order: lower number first, then declaration order.
 pub fn priority_order(sc: &Scenario) -> Vec<ClassId> {
     let mut order: Vec<ClassId> = (0..sc.classes.len() as ClassId).collect();

@@ -27,8 +27,8 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use super::flows::OrdF64;
 use super::ranking::{keep_best, Ask, Candidate, KeyKind};
-use super::Policy;
 use super::PolicyInfo;
+use super::{Explain, Hints, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
 use crate::model::{PolicySpec, Scenario, TenantId, MAX_RESOURCES};
@@ -142,27 +142,6 @@ impl Policy for Drf {
         None
     }
 
-    fn key_kind(&self) -> KeyKind {
-        KeyKind::DominantShare
-    }
-
-    fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
-        // the heap's live entries: one per listed tenant (O(heap), not O(tenants))
-        let items = (self.heap.iter())
-            .filter(|Reverse((k, s, t))| {
-                !self.parked[*t as usize] && self.listed[*t as usize] == Some((*k, *s))
-            })
-            .filter_map(|Reverse((OrdF64(share), stamp, t))| {
-                Some((*share, *stamp, *t, *self.queues[*t as usize].front()?))
-            })
-            .filter(|(_, _, _, slot)| (ask.claimable)(jobs.get(*slot)))
-            .map(|(share, stamp, tenant, slot)| {
-                ((share, stamp), Candidate { tenant, slot, key: Some(share) })
-            })
-            .collect();
-        keep_best(items, ask.limit, out);
-    }
-
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
         let i = tenant as usize;
         if self.parked[i] {
@@ -182,6 +161,31 @@ impl Policy for Drf {
         if self.listed[i].is_some() {
             self.relist(job.tenant);
         }
+    }
+}
+
+impl Hints for Drf {}
+
+impl Explain for Drf {
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::DominantShare
+    }
+
+    fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
+        // the heap's live entries: one per listed tenant (O(heap), not O(tenants))
+        let items = (self.heap.iter())
+            .filter(|Reverse((k, s, t))| {
+                !self.parked[*t as usize] && self.listed[*t as usize] == Some((*k, *s))
+            })
+            .filter_map(|Reverse((OrdF64(share), stamp, t))| {
+                Some((*share, *stamp, *t, *self.queues[*t as usize].front()?))
+            })
+            .filter(|(_, _, _, slot)| (ask.claimable)(jobs.get(*slot)))
+            .map(|(share, stamp, tenant, slot)| {
+                ((share, stamp), Candidate { tenant, slot, key: Some(share) })
+            })
+            .collect();
+        keep_best(items, ask.limit, out);
     }
 }
 

@@ -43,8 +43,8 @@ use std::collections::VecDeque;
 use super::charge::{self, Charger};
 use super::flows::{self, Cost, FlowId, FlowQueues, Take, UNITS_PER_JOB};
 use super::ranking::{Ask, Candidate, KeyKind};
-use super::Policy;
 use super::PolicyInfo;
+use super::{Explain, Hints, Policy};
 use crate::core::{Gate, Job, JobTable, Skip, Slot};
 use crate::model::policy::ParamError;
 use crate::model::{Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
@@ -269,6 +269,17 @@ impl Policy for Drr {
         }
     }
 
+    fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
+        let mut woke = std::mem::take(&mut self.woke);
+        self.flows.unpark(tenant, &mut woke);
+        for f in woke.drain(..) {
+            self.join(f);
+        }
+        self.woke = woke;
+    }
+}
+
+impl Hints for Drr {
     fn warm_tenant(&self, tenant: TenantId) {
         self.flows.warm(tenant);
     }
@@ -285,7 +296,9 @@ impl Policy for Drr {
         let slot = self.flows.hint(f, self.active.get(1).copied(), self.active.get(2).copied())?;
         Some((slot, f))
     }
+}
 
+impl Explain for Drr {
     fn key_kind(&self) -> KeyKind {
         KeyKind::Deficit
     }
@@ -307,15 +320,6 @@ impl Policy for Drr {
                 break;
             }
         }
-    }
-
-    fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
-        let mut woke = std::mem::take(&mut self.woke);
-        self.flows.unpark(tenant, &mut woke);
-        for f in woke.drain(..) {
-            self.join(f);
-        }
-        self.woke = woke;
     }
 }
 

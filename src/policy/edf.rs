@@ -25,7 +25,7 @@
 
 use super::ranking::{keep_best, secs, Ask, Candidate, KeyKind};
 use super::PolicyInfo;
-use super::{KeyedQueue, Policy};
+use super::{Explain, Hints, KeyedQueue, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
 use crate::model::{Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
@@ -107,6 +107,14 @@ impl Policy for Edf {
         }
     }
 
+    fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
+        self.queue.unpark(tenant);
+    }
+}
+
+impl Hints for Edf {}
+
+impl Explain for Edf {
     fn key_kind(&self) -> KeyKind {
         match self.by_slack {
             true => KeyKind::Slack,
@@ -130,10 +138,6 @@ impl Policy for Edf {
             })
             .collect();
         keep_best(items, ask.limit, out);
-    }
-
-    fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
-        self.queue.unpark(tenant);
     }
 }
 

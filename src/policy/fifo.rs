@@ -17,8 +17,8 @@
 
 use super::keyed::RunQueue;
 use super::ranking::{keep_best, secs, Ask, Candidate, KeyKind};
-use super::Policy;
 use super::PolicyInfo;
+use super::{Explain, Hints, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
 use crate::model::{PolicySpec, Scenario, TenantId};
@@ -144,10 +144,23 @@ impl Policy for Fifo {
         }
     }
 
+    fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
+        if self.parked.get(tenant) {
+            self.parked.set(tenant, false);
+            if let Some(&(k, s, _)) = self.aside.front(tenant as usize) {
+                self.sides.push((k, s, tenant));
+            }
+        }
+    }
+}
+
+impl Hints for Fifo {
     fn next_hint(&self) -> Option<(Slot, TenantId)> {
         self.order.peek().map(|&(_, _, tenant, slot)| (slot, tenant))
     }
+}
 
+impl Explain for Fifo {
     fn key_kind(&self) -> KeyKind {
         KeyKind::Arrival
     }
@@ -192,15 +205,6 @@ impl Policy for Fifo {
             .map(|(t, (k, s, slot))| ((k, s), Candidate { tenant: t, slot, key: Some(secs(k as i128)) }))
             .collect();
         keep_best(items, ask.limit, out);
-    }
-
-    fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
-        if self.parked.get(tenant) {
-            self.parked.set(tenant, false);
-            if let Some(&(k, s, _)) = self.aside.front(tenant as usize) {
-                self.sides.push((k, s, tenant));
-            }
-        }
     }
 }
 

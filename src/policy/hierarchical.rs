@@ -12,12 +12,12 @@
 //! Cost per dispatch: O(classes) asks of the inner policies in the worst
 //! case, each at the inner policy's own cost (O(log n) for the shipped ones).
 
-use super::compose::{priority_order, ClassLanes};
-use super::Policy;
+use super::compose::{lanes_forward, priority_order, ClassLanes};
 use super::PolicyInfo;
-use crate::core::{Gate, Job, JobTable, Slot};
+use super::{Explain, Policy};
+use crate::core::{Gate, JobTable, Slot};
 use crate::model::policy::ParamError;
-use crate::model::{ClassId, Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
+use crate::model::{ClassId, Param, ParamDefault, ParamKind, PolicySpec, Scenario};
 use crate::time::Time;
 
 pub struct PriorityThen {
@@ -59,9 +59,7 @@ pub fn build(spec: &PolicySpec, sc: &Scenario) -> Result<Box<dyn Policy>, ParamE
 }
 
 impl Policy for PriorityThen {
-    fn push(&mut self, job: &Job, slot: Slot, now: Time) {
-        self.lanes.push(job, slot, now);
-    }
+    lanes_forward!(Policy);
 
     fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
         for i in 0..self.order.len() {
@@ -71,32 +69,8 @@ impl Policy for PriorityThen {
         }
         None
     }
-
-    fn unpark(&mut self, tenant: TenantId, jobs: &JobTable, now: Time) {
-        self.lanes.unpark(tenant, jobs, now);
-    }
-
-    fn on_finish(&mut self, job: &Job, now: Time) {
-        self.lanes.on_finish(job, now);
-    }
-
-    fn next_wakeup(&self) -> Option<Time> {
-        self.lanes.next_wakeup()
-    }
-
-    fn may_wake(&self) -> bool {
-        true
-    }
-
-    fn next_hint(&self) -> Option<(Slot, TenantId)> {
-        self.lanes.next_hint(&self.order)
-    }
-
-    fn warm_tenant(&self, tenant: TenantId) {
-        self.lanes.warm_tenant(tenant);
-    }
-
-    fn warm_queue_back(&self, tenant: TenantId) {
-        self.lanes.warm_queue_back(tenant);
-    }
 }
+
+lanes_forward!(Hints for PriorityThen);
+
+impl Explain for PriorityThen {}

@@ -24,8 +24,8 @@ use rand_pcg::Pcg64;
 
 use super::flows::{self, FlowId, FlowQueues, Take};
 use super::ranking::{keep_best, Ask, Candidate, KeyKind};
-use super::Policy;
 use super::PolicyInfo;
+use super::{Explain, Hints, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
 use crate::model::{PolicySpec, Scenario, TenantId};
@@ -180,7 +180,11 @@ impl Policy for Lottery {
         }
         self.woke = woke;
     }
+}
 
+impl Hints for Lottery {}
+
+impl Explain for Lottery {
     fn key_kind(&self) -> KeyKind {
         KeyKind::Tickets
     }

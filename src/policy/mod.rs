@@ -21,6 +21,7 @@ mod edf;
 mod fifo;
 pub mod flows;
 mod hierarchical;
+mod hints;
 mod keyed;
 pub mod lottery;
 mod priority;
@@ -39,12 +40,16 @@ use crate::model::policy::ParamError;
 use crate::model::{Param, PolicySpec, PoolId, QueueId, Scenario, TenantId};
 use crate::time::Time;
 
+pub use hints::Hints;
 pub use keyed::KeyedQueue;
-pub use ranking::{Ask, Candidate, KeyKind};
+pub use ranking::{Ask, Candidate, Explain, KeyKind};
 pub use registry::{closest, find, policies_markdown, policies_text, registry, unknown_policy};
 
-/// An ordering policy.
-pub trait Policy {
+/// An ordering policy: the order jobs start in and the promises about it.
+/// What it may add besides, each in its own trait with honest defaults:
+/// cache [`Hints`] (none) and its [`Explain`]ation for `--decisions`
+/// (none).
+pub trait Policy: Hints + Explain {
     /// A job became claimable (arrived, or re-queued after a failed attempt).
     fn push(&mut self, job: &Job, slot: Slot, now: Time);
     /// Removes and returns the next job to start, or `None` when no job it
@@ -86,22 +91,6 @@ pub trait Policy {
     fn placement(&self, _slot: Slot) -> (QueueId, PoolId) {
         (0, 0)
     }
-    /// A cheap guess, from what the policy has at hand, of the job (and its
-    /// tenant) that its next `pick` will propose; `None` when it has no
-    /// guess. The engine only prefetches their memory (see
-    /// [`crate::prefetch`]), so a wrong or stale guess costs nothing but
-    /// the hint; a policy may also prefetch its own state for that pick here.
-    fn next_hint(&self) -> Option<(Slot, TenantId)> {
-        None
-    }
-    /// A job of `tenant` arrives soon: prefetch what `push` will touch for
-    /// it (see [`crate::prefetch`]). Must not change state.
-    fn warm_tenant(&self, _tenant: TenantId) {}
-    /// Second stage of [`Policy::warm_tenant`], a few arrivals later, when
-    /// what the first stage loaded is in the cache: prefetch what `push`
-    /// reaches through it (the back of the tenant's queue, which a push
-    /// links the new job behind). Must not change state.
-    fn warm_queue_back(&self, _tenant: TenantId) {}
     /// Whether the policy ever asks for running attempts to be stopped
     /// (asked once per run, so others pay nothing).
     fn preempts(&self) -> bool {
@@ -116,16 +105,6 @@ pub trait Policy {
     fn preemptible(&self, _job: &Job) -> bool {
         false
     }
-    /// What [`Policy::explain`]'s keys mean (decisions.csv's `key_kind`);
-    /// `KeyKind::None` for a policy that does not explain its choices.
-    fn key_kind(&self) -> KeyKind {
-        KeyKind::None
-    }
-    /// Appends to `out` the head job of each claimable tenant with its key,
-    /// best first (at least `ask.limit` of them when there are that many).
-    /// Called only by `fairsim run --decisions`, before each pick, so it
-    /// may scan; must not change state.
-    fn explain(&self, _jobs: &JobTable, _now: Time, _ask: &Ask, _out: &mut Vec<Candidate>) {}
 }
 
 /// Running attempts a policy wants stopped.

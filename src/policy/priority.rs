@@ -5,7 +5,7 @@
 use super::compose::THEN;
 use super::ranking::{keep_best, Ask, Candidate, KeyKind};
 use super::PolicyInfo;
-use super::{KeyedQueue, Policy};
+use super::{Explain, Hints, KeyedQueue, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
 use crate::model::{PolicySpec, Scenario, TenantId};
@@ -46,9 +46,15 @@ impl Policy for Priority {
     fn unpark(&mut self, tenant: TenantId, _jobs: &JobTable, _now: Time) {
         self.queue.unpark(tenant);
     }
+}
+
+impl Hints for Priority {}
+
+impl Explain for Priority {
     fn key_kind(&self) -> KeyKind {
         KeyKind::Priority
     }
+
     fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
         let items = (self.queue.heads())
             .filter(|h| (ask.claimable)(jobs.get(h.3)))

@@ -1,13 +1,28 @@
 //! What a policy tells `fairsim run --decisions` about a choice: the kind of
 //! key it orders claimable work by, and the head job of each claimable
-//! tenant with its key, best first ([`super::Policy::explain`]).
+//! tenant with its key, best first ([`Explain`]).
 //!
 //! Asked only when decisions are recorded, before each pick, so a run
 //! without `--decisions` never builds a ranking. A policy that does not
 //! explain itself reports [`KeyKind::None`] and no candidates.
 
-use crate::core::{Job, Slot};
+use crate::core::{Job, JobTable, Slot};
 use crate::model::TenantId;
+use crate::time::Time;
+
+/// How a [`super::Policy`] explains its choices; the defaults explain
+/// nothing (`KeyKind::None`, no candidates), which decisions.csv then says.
+pub trait Explain {
+    /// What [`Explain::explain`]'s keys mean (decisions.csv's `key_kind`).
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::None
+    }
+    /// Appends to `out` the head job of each claimable tenant with its key,
+    /// best first (at least `ask.limit` of them when there are that many).
+    /// Called only by `fairsim run --decisions`, before each pick, so it
+    /// may scan; must not change state.
+    fn explain(&self, _jobs: &JobTable, _now: Time, _ask: &Ask, _out: &mut Vec<Candidate>) {}
+}
 
 /// What the `key` column of decisions.csv means for a policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,7 +20,7 @@
 //! Cost: two arrival-ordered queues, O(log n) per dispatch.
 
 use super::PolicyInfo;
-use super::{KeyedQueue, Policy, Preemption};
+use super::{Explain, Hints, KeyedQueue, Policy, Preemption};
 use crate::core::{Gate, Job, JobTable, Skip, Slot};
 use crate::model::policy::ParamError;
 use crate::model::{ClassId, Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
@@ -192,6 +192,10 @@ impl Policy for Reserve {
         job.class != self.class
     }
 }
+
+impl Hints for Reserve {}
+
+impl Explain for Reserve {}
 
 #[cfg(test)]
 mod tests {

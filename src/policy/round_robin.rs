@@ -7,8 +7,8 @@ use std::collections::VecDeque;
 
 use super::ranking::{Ask, Candidate, KeyKind};
 use super::slot_list::{SlotLinks, SlotList};
-use super::Policy;
 use super::PolicyInfo;
+use super::{Explain, Hints, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
 use crate::model::{Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
@@ -93,35 +93,18 @@ impl Policy for RoundRobin {
         true
     }
 
-    fn next_hint(&self) -> Option<(Slot, TenantId)> {
-        // the member after next is read by the next hint: start loading it
-        if let Some(&t) = self.rotation.get(1) {
-            prefetch_item(&self.members, t as usize);
-        }
-        let &t = self.rotation.front()?;
-        let slot = self.members[t as usize].jobs.front()?;
-        // taking the job reads its link
-        self.links.warm(slot);
-        Some((slot, t))
-    }
-
-    fn warm_tenant(&self, tenant: TenantId) {
-        prefetch_item(&self.members, tenant as usize);
-    }
-
-    fn warm_queue_back(&self, tenant: TenantId) {
-        if let Some(m) = self.members.get(tenant as usize) {
-            self.links.warm_back(&m.jobs);
-        }
-    }
-
     fn push(&mut self, job: &Job, slot: Slot, now: Time) {
         self.links.push_back(&mut self.members[job.tenant as usize].jobs, slot);
         self.join(job.tenant, now);
     }
 
     fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, _now: Time) -> Option<Slot> {
-        if !self.joining.is_empty() {
+        if let [(_, t)] = self.joining[..] {
+            // one newcomer (the usual case): no order to settle, and a push
+            // instead of an out-of-line extend
+            self.rotation.push_back(t);
+            self.joining.clear();
+        } else if !self.joining.is_empty() {
             // newcomers join the back in the order they got work; those that
             // got it at the same instant, in the configured order
             let members = &self.members;
@@ -153,7 +136,33 @@ impl Policy for RoundRobin {
         self.members[tenant as usize].parked = false;
         self.join(tenant, now);
     }
+}
 
+impl Hints for RoundRobin {
+    fn next_hint(&self) -> Option<(Slot, TenantId)> {
+        // the member after next is read by the next hint: start loading it
+        if let Some(&t) = self.rotation.get(1) {
+            prefetch_item(&self.members, t as usize);
+        }
+        let &t = self.rotation.front()?;
+        let slot = self.members[t as usize].jobs.front()?;
+        // taking the job reads its link
+        self.links.warm(slot);
+        Some((slot, t))
+    }
+
+    fn warm_tenant(&self, tenant: TenantId) {
+        prefetch_item(&self.members, tenant as usize);
+    }
+
+    fn warm_queue_back(&self, tenant: TenantId) {
+        if let Some(m) = self.members.get(tenant as usize) {
+            self.links.warm_back(&m.jobs);
+        }
+    }
+}
+
+impl Explain for RoundRobin {
     fn key_kind(&self) -> KeyKind {
         KeyKind::Turn
     }

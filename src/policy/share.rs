@@ -37,8 +37,8 @@ use std::collections::{BTreeSet, VecDeque};
 use super::charge::{self, Charger};
 use super::flows::{self, FlowId, FlowQueues, OrdF64, Take};
 use super::ranking::{keep_best, Ask, Candidate, KeyKind};
-use super::Policy;
 use super::PolicyInfo;
+use super::{Explain, Hints, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
 use crate::model::{Param, ParamDefault, ParamKind, PolicySpec, Scenario, TenantId};
@@ -188,7 +188,11 @@ impl Policy for Share {
         }
         self.woke = woke;
     }
+}
 
+impl Hints for Share {}
+
+impl Explain for Share {
     fn key_kind(&self) -> KeyKind {
         KeyKind::RecentShare
     }

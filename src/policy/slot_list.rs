@@ -12,6 +12,9 @@
 //! push writes the link of the old back job, a store the CPU does not wait
 //! for.
 //!
+//! Every method is `#[inline]`: the policies live in other codegen units,
+//! where an out-of-line push costs a call per job.
+//!
 //! A slot is in at most one list of a [`SlotLinks`] at a time: a job is
 //! queued once, and leaves its list before its slot can be reused.
 
@@ -35,10 +38,12 @@ impl Default for SlotList {
 }
 
 impl SlotList {
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.first == NONE
     }
 
+    #[inline]
     pub fn front(&self) -> Option<Slot> {
         (self.first != NONE).then_some(self.first)
     }
@@ -56,6 +61,7 @@ impl SlotLinks {
     }
 
     /// Appends `slot` to the back of `list`.
+    #[inline]
     pub fn push_back(&mut self, list: &mut SlotList, slot: Slot) {
         let s = slot as usize;
         if self.next.len() <= s {
@@ -72,6 +78,7 @@ impl SlotLinks {
     }
 
     /// Removes and returns the front of `list`.
+    #[inline]
     pub fn pop_front(&mut self, list: &mut SlotList) -> Option<Slot> {
         let slot = list.front()?;
         if slot == list.last {
@@ -83,11 +90,13 @@ impl SlotLinks {
     }
 
     /// Prefetches the link `pop_front` reads when `slot` is taken.
+    #[inline]
     pub fn warm(&self, slot: Slot) {
         prefetch_item(&self.next, slot as usize);
     }
 
     /// Prefetches the link `push_back` writes behind `list`'s back.
+    #[inline]
     pub fn warm_back(&self, list: &SlotList) {
         if list.last != NONE {
             prefetch_item(&self.next, list.last as usize);

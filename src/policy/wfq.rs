@@ -33,7 +33,7 @@ use super::charge::{self, Charger};
 use super::flows::{self, FlowId, OrdF64};
 use super::ranking::{keep_best, Ask, Candidate, KeyKind};
 use super::PolicyInfo;
-use super::{KeyedQueue, Policy};
+use super::{Explain, Hints, KeyedQueue, Policy};
 use crate::core::{Gate, Job, JobTable, Slot};
 use crate::model::policy::ParamError;
 use crate::model::{PolicySpec, Scenario, TenantId};
@@ -108,18 +108,6 @@ impl Policy for Wfq {
         self.queue.unpark(tenant);
     }
 
-    fn key_kind(&self) -> KeyKind {
-        KeyKind::VirtualFinish
-    }
-
-    fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
-        let items = (self.queue.heads())
-            .filter(|h| (ask.claimable)(jobs.get(h.3)))
-            .map(|(OrdF64(tag), seq, tenant, slot)| ((tag, seq), Candidate { tenant, slot, key: Some(tag) }))
-            .collect();
-        keep_best(items, ask.limit, out);
-    }
-
     fn on_finish(&mut self, job: &Job, _now: Time) {
         if !self.charger.settles() {
             return;
@@ -131,7 +119,9 @@ impl Policy for Wfq {
         let flow = &mut self.flows[f];
         flow.last_tag += owed / flow.weight;
     }
+}
 
+impl Hints for Wfq {
     fn warm_tenant(&self, tenant: TenantId) {
         // flows of classes are few and stay in the cache
         if self.over == flows::Over::Tenant {
@@ -146,6 +136,20 @@ impl Policy for Wfq {
 
     fn next_hint(&self) -> Option<(Slot, TenantId)> {
         self.queue.hint()
+    }
+}
+
+impl Explain for Wfq {
+    fn key_kind(&self) -> KeyKind {
+        KeyKind::VirtualFinish
+    }
+
+    fn explain(&self, jobs: &JobTable, _now: Time, ask: &Ask, out: &mut Vec<Candidate>) {
+        let items = (self.queue.heads())
+            .filter(|h| (ask.claimable)(jobs.get(h.3)))
+            .map(|(OrdF64(tag), seq, tenant, slot)| ((tag, seq), Candidate { tenant, slot, key: Some(tag) }))
+            .collect();
+        keep_best(items, ask.limit, out);
     }
 }
 

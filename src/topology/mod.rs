@@ -30,7 +30,7 @@ use rand_pcg::Pcg64;
 
 use crate::core::{Gate, Job, JobTable, Skip, Slot};
 use crate::model::{PolicySpec, PoolId, QueueId, RouteAction, Scenario, TenantId, TopologySpec};
-use crate::policy::{flows::label_hash, Policy};
+use crate::policy::{flows::label_hash, Explain, Hints, Policy};
 use crate::time::Time;
 use crate::workload::rng::{self, Purpose};
 
@@ -482,6 +482,10 @@ impl Policy for Dispatcher<'_> {
         self.placement[slot as usize]
     }
 }
+
+impl Hints for Dispatcher<'_> {}
+
+impl Explain for Dispatcher<'_> {}
 
 #[cfg(test)]
 mod tests {

@@ -17,7 +17,7 @@ use std::rc::Rc;
 
 use crate::core::{Gate, Job, JobTable, Slot, TenantLoad};
 use crate::model::{Busy, PlannerSpec, PolicySpec, Scenario, TenantId, MAX_RESOURCES};
-use crate::policy::{self, Policy};
+use crate::policy::{self, Explain, Hints, Policy};
 use crate::time::Time;
 
 /// One line of `planner.csv`.
@@ -237,6 +237,10 @@ impl Policy for Planner {
         }
     }
 }
+
+impl Hints for Planner {}
+
+impl Explain for Planner {}
 
 /// Whether the job in `slot` waits in the main queue (slots are reused, so
 /// the flag is set both ways).

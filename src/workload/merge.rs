@@ -79,12 +79,14 @@ impl Merge {
         }
     }
 
-    /// The next arrival and, when `want_ids`, its trace id.
+    /// The next arrival; its trace id goes into `id` when one is given.
+    /// (An out-parameter rather than a pair: without ids the arrival is
+    /// returned alone and the id code compiles away.)
     #[inline]
-    pub fn next(&mut self, src: &mut impl Pull, want_ids: bool) -> Option<(Arrival, Option<Box<str>>)> {
+    pub fn next(&mut self, src: &mut impl Pull, id: Option<&mut Option<Box<str>>>) -> Option<Arrival> {
         match self {
-            Merge::Heap(h) => h.next(src, want_ids),
-            Merge::Window(w) => w.next(src, want_ids),
+            Merge::Heap(h) => h.next(src, id),
+            Merge::Window(w) => w.next(src, id),
         }
     }
 }
@@ -96,18 +98,20 @@ pub struct HeapMerge {
 }
 
 impl HeapMerge {
-    #[inline]
-    fn next(&mut self, src: &mut impl Pull, want_ids: bool) -> Option<(Arrival, Option<Box<str>>)> {
+    #[inline(always)]
+    fn next(&mut self, src: &mut impl Pull, id: Option<&mut Option<Box<str>>>) -> Option<Arrival> {
         let (_, i) = self.heap.pop()?;
         let out = self.pending[i].take()?;
         // the source's last arrival is `out` until it is pulled again
-        let id = if want_ids { src.id(i).map(Box::from) } else { None };
+        if let Some(id) = id {
+            *id = src.id(i).map(Box::from);
+        }
         let next = src.pull(i);
         if let Some(a) = &next {
             self.heap.push((a.time, i));
         }
         self.pending[i] = next;
-        Some((out, id))
+        Some(out)
     }
 }
 
@@ -141,9 +145,9 @@ fn key(time: Time, source: u32, place: u32) -> u128 {
 }
 
 impl WindowMerge {
-    fn next(&mut self, src: &mut impl Pull, want_ids: bool) -> Option<(Arrival, Option<Box<str>>)> {
+    fn next(&mut self, src: &mut impl Pull, id: Option<&mut Option<Box<str>>>) -> Option<Arrival> {
         while self.next == self.ready {
-            if !self.round(src, want_ids) {
+            if !self.round(src, id.is_some()) {
                 return None;
             }
         }
@@ -154,8 +158,10 @@ impl WindowMerge {
             prefetch_item(&self.store, (k as u32) as usize);
         }
         self.next += 1;
-        let id = self.ids.get_mut(place).and_then(Option::take);
-        Some((self.store[place].clone(), id))
+        if let Some(id) = id {
+            *id = self.ids.get_mut(place).and_then(Option::take);
+        }
+        Some(self.store[place].clone())
     }
 
     /// Pulls one window; false when every source is exhausted and nothing is left.

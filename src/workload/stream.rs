@@ -95,11 +95,22 @@ impl ArrivalStream {
 }
 
 impl Source for ArrivalStream {
+    // inlined into the engine's read-ahead (which is generic over the
+    // source): the arrival is then built in place, not copied out through
+    // two returns
+    #[inline]
     fn next_arrival(&mut self) -> Option<Arrival> {
-        let (a, id) = self.merge.next(&mut self.sources, self.ids.is_some())?;
-        if let (Some(ids), Some(id)) = (&self.ids, id) {
-            ids.insert(self.handed, &id);
-        }
+        let a = match &self.ids {
+            None => self.merge.next(&mut self.sources, None)?,
+            Some(ids) => {
+                let mut id = None;
+                let a = self.merge.next(&mut self.sources, Some(&mut id))?;
+                if let Some(id) = id {
+                    ids.insert(self.handed, &id);
+                }
+                a
+            }
+        };
         self.handed += 1;
         Some(a)
     }
