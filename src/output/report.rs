@@ -266,11 +266,14 @@ const HEADLINE: [&str; 10] = [
 /// The figures a design review looks at first. Which entry is best is the
 /// verdict's to say (see [`scorecard`]), never one column's.
 fn headline(t: &Table, out: &mut String) {
-    let cols: Vec<usize> =
-        HEADLINE.iter().filter_map(|c| t.header.iter().position(|h| h == c)).collect();
+    let cols: Vec<usize> = HEADLINE.iter().filter_map(|c| t.header.iter().position(|h| h == c)).collect();
     let sub = Table {
         header: cols.iter().map(|&c| t.header[c].clone()).collect(),
-        rows: t.rows.iter().map(|r| cols.iter().map(|&c| r.get(c).cloned().unwrap_or_default()).collect()).collect(),
+        rows: t
+            .rows
+            .iter()
+            .map(|r| cols.iter().map(|&c| r.get(c).cloned().unwrap_or_default()).collect())
+            .collect(),
     };
     let names: Vec<String> = sub.header.iter().map(|h| results::title(h).to_string()).collect();
     html_table_as(&sub, &names, out);
@@ -287,9 +290,11 @@ fn scorecard(score: Option<&Table>, cmp: &Table, out: &mut String) {
     let rows: Vec<ScoreRow> = score.map_or(Vec::new(), |t| {
         t.rows
             .iter()
-            .map(|r| ScoreRow::from_cells(|c| {
-                t.header.iter().position(|h| h == c).and_then(|i| r.get(i)).map_or("", String::as_str)
-            }))
+            .map(|r| {
+                ScoreRow::from_cells(|c| {
+                    t.header.iter().position(|h| h == c).and_then(|i| r.get(i)).map_or("", String::as_str)
+                })
+            })
             .collect()
     });
     let entries: Vec<EntryScore> = cmp

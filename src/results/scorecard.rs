@@ -13,7 +13,9 @@ use serde::Serialize;
 
 use crate::accounting::groups::{Group, PERCENTILES};
 use crate::accounting::{GroupStats, RunStats};
-use crate::model::{ClassId, Direction, Measure, Objective, ObjectiveLimit as Limit, Scenario, TenantId, TenantScope};
+use crate::model::{
+    ClassId, Direction, Measure, Objective, ObjectiveLimit as Limit, Scenario, TenantId, TenantScope,
+};
 
 /// Where the objectives of a scorecard come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -99,7 +101,9 @@ impl ScoreRow {
     /// (empty when absent): the report rebuilds the verdict from the file.
     pub fn from_cells<'a>(get: impl Fn(&str) -> &'a str) -> ScoreRow {
         let num = |c: &str| get(c).parse::<f64>().ok();
-        let word = |c: &str, words: &[&'static str]| words.iter().copied().find(|w| *w == get(c)).unwrap_or(words[0]);
+        let word = |c: &str, words: &[&'static str]| {
+            words.iter().copied().find(|w| *w == get(c)).unwrap_or(words[0])
+        };
         let text = |c: &str| Some(get(c).to_string()).filter(|t| !t.is_empty());
         ScoreRow {
             policy: get("policy").to_string(),
@@ -439,7 +443,8 @@ and no entry is named best from a single column."
                 .find(|e| e.policy == f.policy)
                 .and_then(|e| e.rows.iter().find(|r| r.objective == f.objective));
             let measure = row.map_or("", |r| r.measure.as_str());
-            let fig = f.figure.map_or("no figure (none of its jobs started)".into(), |v| show(measure, f.unit, v));
+            let fig =
+                f.figure.map_or("no figure (none of its jobs started)".into(), |v| show(measure, f.unit, v));
             let who = f.tenant.as_ref().map_or(String::new(), |t| format!(" ({t})"));
             let by = f.by.map_or(String::new(), |b| format!(", off by {}", show(measure, f.unit, b)));
             let more = match f.broken {
@@ -450,5 +455,71 @@ and no entry is named best from a single column."
             out.push(format!("{} breaks `{heading}` first: {fig}{who}{by}{more}.", f.policy));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(objective: &str, pass: bool, margin: f64, cost: bool) -> ScoreRow {
+        ScoreRow {
+            policy: String::new(),
+            objective: objective.into(),
+            source: "declared",
+            measure: "wait_p99".into(),
+            class: None,
+            scope: "all",
+            tenant: None,
+            figure: Some(10.0 - margin),
+            direction: "at_most",
+            bound: 10.0,
+            unit: "s",
+            pass,
+            margin: Some(margin),
+            cost,
+        }
+    }
+
+    fn entry(policy: &str, rows: Vec<ScoreRow>, utilization: f64, rd: u64, makespan: f64) -> EntryScore {
+        EntryScore { policy: policy.into(), rows, utilization, rejected_deferred: rd, makespan }
+    }
+
+    #[test]
+    fn the_verdict_orders_passing_entries_by_cost_and_names_the_first_broken_objective() {
+        // objectives: "p99" (protection), "flood p99" (cost, at most 10 s).
+        // a: flood p99 at 4 s (margin 6); b: at 1 s (margin 9), cheaper; c and
+        // d tie on it at 4 s: then utilization, higher first (d 0.9 before c
+        // 0.8); e and f tie on all that: rejected + deferred, fewer first (f);
+        // g fails "flood p99" (the second) by 2 s and h both, "p99" first by 3 s.
+        let ok = |m| row("p99", true, m, false);
+        let flood = |pass, m| row("flood p99", pass, m, true);
+        let entries = [
+            entry("a", vec![ok(1.0), flood(true, 6.0)], 0.9, 0, 100.0),
+            entry("b", vec![ok(1.0), flood(true, 9.0)], 0.5, 0, 100.0),
+            entry("c", vec![ok(1.0), flood(true, 6.0)], 0.8, 0, 100.0),
+            entry("g", vec![ok(5.0), flood(false, -2.0)], 0.99, 0, 1.0),
+            entry("d", vec![ok(1.0), flood(true, 6.0)], 0.95, 0, 100.0),
+            entry("e", vec![ok(1.0), flood(true, 0.0)], 0.7, 5, 100.0),
+            entry("f", vec![ok(1.0), flood(true, 0.0)], 0.7, 2, 100.0),
+            entry("h", vec![row("p99", false, -3.0, false), flood(false, -1.0)], 0.99, 0, 1.0),
+        ];
+        let v = verdict(&entries);
+        assert_eq!(v.source, Source::Declared);
+        assert_eq!(v.passing, ["b", "d", "a", "c", "f", "e"]);
+        let failing: Vec<(&str, &str, Option<f64>, usize)> =
+            v.failing.iter().map(|f| (f.policy.as_str(), f.objective.as_str(), f.by, f.broken)).collect();
+        assert_eq!(failing, [("g", "flood p99", Some(2.0), 1), ("h", "p99", Some(3.0), 2)]);
+        // no rows at all: nothing judged, nobody named
+        let none = verdict(&[entry("a", vec![], 0.9, 0, 1.0), entry("b", vec![], 0.2, 0, 1.0)]);
+        assert_eq!((none.source, none.passing.len(), none.failing.len()), (Source::None, 0, 0));
+        assert!(none.lines(&[]).join(" ").contains("No objective was declared"));
+    }
+
+    #[test]
+    fn makespan_breaks_the_last_tie() {
+        let ok = || vec![row("p99", true, 1.0, false)];
+        let v = verdict(&[entry("slow", ok(), 0.8, 0, 200.0), entry("quick", ok(), 0.8, 0, 100.0)]);
+        assert_eq!(v.passing, ["quick", "slow"]);
     }
 }
