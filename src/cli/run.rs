@@ -232,7 +232,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
         FormatArg::Table if !args.output.quiet => {
             print!("{}", console::table(&rows));
             print!("{}", console::scorecard(&rows));
-            // stdout holds the table only, for pipes
+            // stdout holds the results only, for pipes
             eprintln!(
                 "\n{} policies, {} jobs each, in {:.2}s; results in {}",
                 runs.len(),

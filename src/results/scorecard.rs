@@ -47,11 +47,12 @@ pub fn objectives(sc: &Scenario) -> (Source, Vec<Objective>) {
     let implied: Vec<Objective> = sc
         .classes
         .iter()
-        .filter_map(|c| {
+        .enumerate()
+        .filter_map(|(i, c)| {
             Some(Objective {
                 name: format!("{} p99", c.name),
                 measure: Measure::Wait { percentile: 99.0 },
-                class: Some(sc.classes.iter().position(|d| d.name == c.name)? as ClassId),
+                class: Some(i as ClassId),
                 tenants: TenantScope::All,
                 limit: Limit::Time(c.sla?),
                 cost: false,
