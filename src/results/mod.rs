@@ -12,6 +12,7 @@ pub mod cells;
 pub mod document;
 pub mod scorecard;
 pub mod table;
+mod titles;
 mod units;
 
 use serde::Serialize;
@@ -21,6 +22,7 @@ use crate::model::{PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
 pub use table::read;
+pub use titles::title;
 pub use units::{human_duration, MeanSecs, Ratio, Secs};
 
 /// One policy's figures.
@@ -264,31 +266,6 @@ pub const COLUMNS: &[Column] = &[
     col("share_received", R, Sum, true, "the group's part of all service received in fairness windows"),
     col("share_entitled", R, Sum, true, "the group's part of the max-min fair entitlement over the same windows"),
 ];
-
-/// How the terminal and the reports head a column: one name per figure
-/// everywhere (the column's own name when not listed).
-#[rustfmt::skip]
-const TITLES: &[(&str, &str)] = &[
-    ("completed", "done"),
-    ("utilization", "util"),
-    ("wait_p99", "p99 wait"),
-    ("tenant_p99_median", "median tenant p99"),
-    ("worst_tenant_p99", "worst tenant p99"),
-    ("worst_tenant", "worst tenant"),
-    ("worst_class_p99", "worst class p99"),
-    ("oldest_age_max", "oldest age"),
-    ("jain", "Jain"),
-    ("jain_min", "Jain min"),
-    ("sla_misses", "SLA misses"),
-    ("deferred", "deferred"),
-    ("rejected", "rejected"),
-    ("makespan", "makespan"),
-];
-
-/// The display name of a column (see [`TITLES`]).
-pub fn title(name: &str) -> &str {
-    TITLES.iter().find(|t| t.0 == name).map_or(name, |t| t.1)
-}
 
 /// The catalogue's line for a column name.
 pub fn column(name: &str) -> Option<&'static Column> {
