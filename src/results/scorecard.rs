@@ -128,7 +128,7 @@ impl ScoreRow {
 /// The measure as a column name.
 fn measure_name(m: Measure) -> String {
     match m {
-        Measure::Wait { percentile: p } if p == 100.0 => "wait_max".into(),
+        Measure::Wait { percentile: 100.0 } => "wait_max".into(),
         Measure::Wait { percentile: p } => format!("wait_p{p}"),
         Measure::WaitMean => "wait_mean".into(),
         Measure::SlaMisses => "sla_misses".into(),
