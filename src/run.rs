@@ -223,10 +223,11 @@ pub fn run_all(
         }
         runs.push(PolicyRun { spec: spec.clone(), stats, result });
     }
-    let rows: Vec<_> = runs.iter().map(|r| &r.result.comparison).collect();
+    let rows: Vec<_> = runs.iter().map(|r| &r.result).collect();
     tables::write_comparison(&staged.path().join("comparison.csv"), &rows)?;
     let results: Vec<_> = runs.iter().map(|r| (r.spec.label.as_str(), &r.result)).collect();
     tables::write_policy_tables(staged.path(), &results)?;
+    tables::write_scorecard(staged.path(), &results)?;
     if opts.logs == Logs::Full {
         let labels: Vec<&str> = results.iter().map(|r| r.0).collect();
         crate::output::combined::write(staged.path(), &labels, opts.combine)?;

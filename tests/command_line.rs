@@ -123,7 +123,7 @@ fn the_json_document_is_the_folder_s_record_with_every_group() {
 }
 
 #[test]
-fn stdout_holds_only_the_table_and_status_goes_to_stderr() {
+fn stdout_holds_the_results_and_status_goes_to_stderr() {
     let dir = tempdir();
     let cmd = fairsim()
         .args(["run", scenario("noisy-neighbor.yaml").to_str().unwrap(), "--no-plots"])
@@ -134,9 +134,15 @@ fn stdout_holds_only_the_table_and_status_goes_to_stderr() {
     assert!(cmd.status.success());
     let stdout = String::from_utf8_lossy(&cmd.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
-    // header, rule, one row per policy (fifo, round_robin, priority)
-    assert_eq!(lines.len(), 5, "{stdout}");
-    assert!(lines[0].starts_with("policy"));
+    // header, rule, one row per policy (fifo, round_robin, priority); then
+    // the scorecard of the SLA the interactive class implies (a blank line,
+    // its title, header, rule, three rows), and the verdict's three lines
+    // after a blank line
+    assert_eq!(lines.len(), 5 + 7 + 4, "{stdout}");
+    assert!(lines[0].starts_with("policy") && lines[2].starts_with("fifo"));
+    assert_eq!((lines[5], lines[6]), ("", "scorecard"));
+    assert!(lines[13].starts_with("No `objectives:` declared"), "{stdout}");
+    assert!(lines[15].starts_with("fifo breaks `interactive p99 <= 10.0 s` first"), "{stdout}");
     let stderr = String::from_utf8_lossy(&cmd.stderr);
     assert!(stderr.contains("results in"));
     // stderr is a pipe here, not a terminal: no progress bar

@@ -88,14 +88,30 @@ pub struct Summary<T> {
 
 impl<T: Copy + Default> Summary<T> {
     /// Summary of `v` (in arrival order): the mean is taken over `v` as
-    /// given, then `v` is reordered to place the reported ranks.
-    fn of(v: &mut [T], mean: impl Fn(&[T]) -> f64, cmp: impl Fn(&T, &T) -> Ordering) -> Self {
+    /// given, then `v` is reordered to place the reported ranks, and those of
+    /// `extra` (ascending percentiles none of which is reported anyway),
+    /// whose values are appended to `out`.
+    fn of(
+        v: &mut [T],
+        mean: impl Fn(&[T]) -> f64,
+        cmp: impl Fn(&T, &T) -> Ordering,
+        extra: &[f64],
+        out: &mut Vec<Option<T>>,
+    ) -> Self {
         let n = v.len();
         if n == 0 {
+            out.extend(extra.iter().map(|_| None));
             return Summary::default();
         }
         let mean = mean(v);
-        place_ranks(v, &PERCENTILES, cmp);
+        if extra.is_empty() {
+            place_ranks(v, &PERCENTILES, cmp);
+        } else {
+            let mut all: Vec<f64> = PERCENTILES.iter().chain(extra).copied().collect();
+            all.sort_unstable_by(f64::total_cmp);
+            place_ranks(v, &all, cmp);
+            out.extend(extra.iter().map(|&p| Some(v[rank(n, p) - 1])));
+        }
         let mut ranked = [v[n - 1]; PERCENTILES.len() + 1];
         for (r, &p) in ranked.iter_mut().zip(&PERCENTILES) {
             *r = v[rank(n, p) - 1];
@@ -306,19 +322,13 @@ impl SampleLog {
     }
 
     /// Fills the wait and slowdown figures of every group (all, each tenant,
-    /// each class), consuming the log: O(n + groups) time. Slowdowns go first
-    /// (both logs plus a 4-byte scratch per sample: 32 bytes per job), their
-    /// log is freed, then the waits (16 + 8 bytes per job).
-    /// `tenants` holds the groups of the tenants with jobs, and `index` maps
-    /// every tenant id to its place there (`u32::MAX`: none; such a tenant
-    /// has no samples).
-    pub fn finish(
-        self,
-        all: &mut GroupStats,
-        (tenants, index): (&mut [GroupStats], &[u32]),
-        classes: &mut [GroupStats],
-    ) {
+    /// each class, each tenant x class pair), consuming the log: O(n +
+    /// groups) time. Slowdowns go first (both logs plus a 4-byte scratch per
+    /// sample: 32 bytes per job), their log is freed, then the waits (16 + 8
+    /// bytes per job). The waits at `extra.percentiles` go to `extra`.
+    pub fn finish(self, groups: Groups, extra: &mut ExtraWaits) {
         let SampleLog { mut waits, mut slowdowns } = self;
+        let Groups { all, tenants, index, classes, pairs } = groups;
         for s in &mut waits {
             s.tenant = index[s.tenant as usize];
         }
@@ -330,49 +340,167 @@ impl SampleLog {
             [only] => (Some(only), &mut [][..]),
             more => (None, more),
         };
+        let mut sets = Sets { all, tenants, classes, pairs };
+        let mut none = Vec::new();
         by_group(
             slowdowns,
             |s| s.slowdown,
             |s| (s.tenant, s.class),
-            (&mut *all, &mut *tenants, &mut *classes),
-            |g, v| g.slowdowns = Summary::of(v, slowdown_mean, f32::total_cmp),
+            &mut sets,
+            |g, v| g.slowdowns = Summary::of(v, slowdown_mean, f32::total_cmp, &[], &mut none),
         );
+        let ps = std::mem::take(&mut extra.percentiles);
+        let mut values = Vec::new();
         by_group(
             waits,
             |s| s.wait,
             |s| (s.tenant, s.class),
-            (all, tenants, classes),
+            &mut sets,
             |g, v| {
                 g.waited = v.iter().filter(|&&w| w > 0).count() as u64;
-                g.waits = Summary::of(v, wait_mean, Ord::cmp);
+                g.waits = Summary::of(v, wait_mean, Ord::cmp, &ps, &mut values);
             },
         );
+        let k = ps.len();
+        let (nt, np) = (sets.tenants.len(), sets.pairs.as_ref().map_or(0, |p| p.groups.len()));
+        let classes = if one_class.is_some() { 1 } else { sets.classes.len() };
         if let Some(c) = one_class {
-            (c.waits, c.waited, c.slowdowns) = (all.waits, all.waited, all.slowdowns);
+            (c.waits, c.waited, c.slowdowns) = (sets.all.waits, sets.all.waited, sets.all.slowdowns);
+            // the one class's extra waits are the all group's: inserted after the tenants'
+            let at = (1 + nt) * k;
+            let copy: Vec<_> = values[..k].to_vec();
+            values.splice(at..at, copy);
         }
+        *extra = ExtraWaits { percentiles: ps, values, tenants: nt, classes, pairs: np };
     }
 }
 
+/// The groups a [`SampleLog`] fills.
+pub struct Groups<'a> {
+    pub all: &'a mut GroupStats,
+    /// The groups of the tenants with jobs.
+    pub tenants: &'a mut [GroupStats],
+    /// Every tenant id's place in `tenants` (`u32::MAX`: none; such a
+    /// tenant has no samples).
+    pub index: &'a [u32],
+    pub classes: &'a mut [GroupStats],
+    /// The tenant x class pairs, when the run keeps them.
+    pub pairs: Option<PairGroups<'a>>,
+}
+
+/// The tenant x class groups with jobs, ordered by tenant (its place in
+/// [`Groups::tenants`]) then class: `starts[i]..starts[i + 1]` are tenant
+/// i's pairs, `classes` their classes.
+pub struct PairGroups<'a> {
+    pub groups: &'a mut [GroupStats],
+    pub classes: &'a [ClassId],
+    pub starts: &'a [u32],
+}
+
+impl PairGroups<'_> {
+    /// The place of the pair (tenant place `t`, class `c`), which has jobs.
+    fn of(&self, t: TenantId, c: ClassId) -> usize {
+        let (lo, hi) = (self.starts[t as usize] as usize, self.starts[t as usize + 1] as usize);
+        lo + self.classes[lo..hi].iter().position(|&x| x == c).unwrap_or(0)
+    }
+}
+
+/// Waits at percentiles beyond [`PERCENTILES`] (the objectives' own), per
+/// group: all, each tenant, each class, each tenant x class pair, in the
+/// order of [`Groups`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExtraWaits {
+    /// Ascending; none of [`PERCENTILES`] nor 100.
+    pub percentiles: Vec<f64>,
+    values: Vec<Option<Time>>,
+    tenants: usize,
+    classes: usize,
+    pairs: usize,
+}
+
+/// One group of [`ExtraWaits`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    All,
+    /// A tenant's place among the tenants with jobs.
+    Tenant(usize),
+    Class(usize),
+    /// A pair's place among the pairs with jobs.
+    Pair(usize),
+}
+
+impl ExtraWaits {
+    /// Asks for the waits at `percentiles` (those reported anyway dropped).
+    pub fn asking(percentiles: impl IntoIterator<Item = f64>) -> Self {
+        let mut ps: Vec<f64> =
+            percentiles.into_iter().filter(|p| *p != 100.0 && !PERCENTILES.contains(p)).collect();
+        ps.sort_unstable_by(f64::total_cmp);
+        ps.dedup();
+        ExtraWaits { percentiles: ps, ..Default::default() }
+    }
+
+    /// The wait of `group` at `p` (one of [`ExtraWaits::percentiles`]);
+    /// `None` when the group has no waits or `p` was not asked for.
+    pub fn get(&self, group: Group, p: f64) -> Option<Time> {
+        let j = self.percentiles.iter().position(|&q| q == p)?;
+        let i = match group {
+            Group::All => 0,
+            Group::Tenant(t) => 1 + t,
+            Group::Class(c) => 1 + self.tenants + c,
+            Group::Pair(x) => 1 + self.tenants + self.classes + x,
+        };
+        debug_assert!(self.pairs == 0 || i < 1 + self.tenants + self.classes + self.pairs);
+        *self.values.get(i * self.percentiles.len() + j)?
+    }
+}
+
+/// The groups being filled, for [`by_group`].
+struct Sets<'a> {
+    all: &'a mut GroupStats,
+    tenants: &'a mut [GroupStats],
+    classes: &'a mut [GroupStats],
+    pairs: Option<PairGroups<'a>>,
+}
+
 /// Calls `fill` with each group and its samples' values in log order: the
-/// all group, then each tenant, then each class (the empty ones included).
-/// The values are laid out in one scratch buffer as long as the log, per
-/// group by a stable counting sort; the log is freed once read for the last
-/// time.
+/// all group, then each tenant, then each class (the empty ones included),
+/// then each tenant x class pair. The values are laid out in one scratch
+/// buffer as long as the log, per group by a stable counting sort; the log
+/// is freed once read for the last time.
 fn by_group<S, T: Copy>(
     log: Vec<S>,
     value: impl Fn(&S) -> T,
     key: impl Fn(&S) -> (TenantId, ClassId),
-    (all, tenants, classes): (&mut GroupStats, &mut [GroupStats], &mut [GroupStats]),
+    sets: &mut Sets,
     mut fill: impl FnMut(&mut GroupStats, &mut [T]),
 ) {
     let mut scratch: Vec<T> = log.iter().map(&value).collect();
-    fill(all, &mut scratch);
-    let ends = partition(&log, &value, |s| key(s).0 as usize, tenants.len(), &mut scratch);
-    fill_groups(tenants, &ends, &mut scratch, &mut fill);
-    if !classes.is_empty() {
-        let ends = partition(&log, &value, |s| key(s).1 as usize, classes.len(), &mut scratch);
+    fill(sets.all, &mut scratch);
+    let ends = partition(&log, &value, |s| key(s).0 as usize, sets.tenants.len(), &mut scratch);
+    fill_groups(sets.tenants, &ends, &mut scratch, &mut fill);
+    let log = match (sets.classes.is_empty(), &sets.pairs) {
+        (false, None) => {
+            let ends = partition(&log, &value, |s| key(s).1 as usize, sets.classes.len(), &mut scratch);
+            drop(log);
+            fill_groups(sets.classes, &ends, &mut scratch, &mut fill);
+            return;
+        }
+        (false, Some(_)) => {
+            let ends = partition(&log, &value, |s| key(s).1 as usize, sets.classes.len(), &mut scratch);
+            fill_groups(sets.classes, &ends, &mut scratch, &mut fill);
+            log
+        }
+        (true, _) => log,
+    };
+    if let Some(p) = sets.pairs.as_mut() {
+        let n = p.groups.len();
+        let place = |s: &S| {
+            let (t, c) = key(s);
+            p.of(t, c)
+        };
+        let ends = partition(&log, &value, place, n, &mut scratch);
         drop(log);
-        fill_groups(classes, &ends, &mut scratch, &mut fill);
+        fill_groups(p.groups, &ends, &mut scratch, &mut fill);
     }
 }
 
@@ -417,187 +545,5 @@ fn fill_groups<T>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nearest_rank_matches_hand_computed_values() {
-        // 10 values 1..=10: p50 -> rank 5 -> 5; p95 -> rank ceil(9.5)=10 -> 10;
-        // p99 -> rank 10; p10 -> rank 1 -> 1; p11 -> rank ceil(1.1)=2 -> 2.
-        let v: Vec<Time> = (1..=10).collect();
-        assert_eq!(nearest_rank(&v, 50.0), Some(5));
-        assert_eq!(nearest_rank(&v, 95.0), Some(10));
-        assert_eq!(nearest_rank(&v, 99.0), Some(10));
-        assert_eq!(nearest_rank(&v, 10.0), Some(1));
-        assert_eq!(nearest_rank(&v, 11.0), Some(2));
-        assert_eq!(nearest_rank(&v, 0.0), Some(1));
-        assert_eq!(nearest_rank::<Time>(&[], 50.0), None);
-        // 200 values 0..200: p99 -> rank 198 -> value 197.
-        let w: Vec<Time> = (0..200).collect();
-        assert_eq!(nearest_rank(&w, 99.0), Some(197));
-        // the float version uses the same rank: 4 values, p50 -> rank 2, p99 -> rank 4
-        assert_eq!(nearest_rank(&[1.0, 1.5, 3.0, 9.0], 50.0), Some(1.5));
-        assert_eq!(nearest_rank(&[1.0, 1.5, 3.0, 9.0], 99.0), Some(9.0));
-    }
-
-    /// The figures of one group holding `waits` and `slowdowns` (logged as
-    /// tenant 0, class 0; the tenant and class groups must agree with all).
-    fn one_group(waits: &[Time], slowdowns: &[f32]) -> GroupStats {
-        let mut log = SampleLog::default();
-        waits.iter().for_each(|&w| log.wait(w, 0, 0));
-        slowdowns.iter().for_each(|&x| log.slowdown(x, 0, 0));
-        let (mut all, mut t, mut c) =
-            (GroupStats::default(), [GroupStats::default()], [GroupStats::default()]);
-        log.finish(&mut all, (&mut t, &[0]), &mut c);
-        for g in [&t[0], &c[0]] {
-            assert_eq!((g.waits, g.waited, g.slowdowns), (all.waits, all.waited, all.slowdowns));
-        }
-        all
-    }
-
-    /// Small pseudo-random numbers (an LCG) for the tests.
-    fn lcg(x: &mut u64, below: u64) -> u64 {
-        *x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (*x >> 33) % below
-    }
-
-    #[test]
-    fn placed_ranks_equal_the_sorted_ones() {
-        // an independent check of the selection chain: shuffled data of every
-        // length 1..300 (many duplicates), against a full sort
-        let mut x: u64 = 12345;
-        for n in 1..300usize {
-            let v: Vec<Time> = (0..n).map(|_| lcg(&mut x, 50)).collect();
-            let mut sorted = v.clone();
-            sorted.sort_unstable();
-            let g = one_group(&v, &[]);
-            for p in PERCENTILES {
-                assert_eq!(g.wait_pct(p), nearest_rank(&sorted, p), "n {n} p {p}");
-            }
-            assert_eq!(g.wait_max(), sorted.last().copied(), "n {n}");
-        }
-    }
-
-    #[test]
-    fn groups_of_an_interleaved_log_match_sorting_each_group() {
-        // samples of 7 tenants (tenant 5 has none) and 3 classes (class 1 has
-        // none), interleaved at random; each group's figures against its own
-        // values collected in arrival order and fully sorted
-        let mut x: u64 = 777;
-        for n in [0usize, 1, 2, 5, 40, 333, 2000] {
-            let (nt, nc) = (7usize, 3usize);
-            let mut log = SampleLog::default();
-            // per group (all, tenants, classes): waits and slowdowns in arrival order
-            let mut want: Vec<(Vec<Time>, Vec<f32>)> = vec![Default::default(); 1 + nt + nc];
-            for _ in 0..n {
-                let t = [0, 1, 2, 3, 4, 6][lcg(&mut x, 6) as usize];
-                let c = [0, 2][lcg(&mut x, 2) as usize];
-                let groups = [0, 1 + t as usize, 1 + nt + c as usize];
-                if lcg(&mut x, 4) > 0 {
-                    let w = lcg(&mut x, 3) * lcg(&mut x, 1000); // a third are zero
-                    log.wait(w, t, c);
-                    groups.iter().for_each(|&g| want[g].0.push(w));
-                }
-                if lcg(&mut x, 3) > 0 {
-                    let s = 1.0 + lcg(&mut x, 500) as f32 / 7.0;
-                    log.slowdown(s, t, c);
-                    groups.iter().for_each(|&g| want[g].1.push(s));
-                }
-            }
-            let mut all = GroupStats::default();
-            let mut tenants = vec![GroupStats::default(); nt];
-            let mut classes = vec![GroupStats::default(); nc];
-            let index: Vec<u32> = (0..nt as u32).collect();
-            log.finish(&mut all, (&mut tenants, &index), &mut classes);
-            let got = std::iter::once(&all).chain(&tenants).chain(&classes);
-            for (i, (g, (waits, slowdowns))) in got.zip(&want).enumerate() {
-                let ctx = format!("n {n} group {i}");
-                let mean_w = (!waits.is_empty())
-                    .then(|| waits.iter().map(|&w| w as u128).sum::<u128>() as f64 / waits.len() as f64);
-                let mean_s = (!slowdowns.is_empty())
-                    .then(|| slowdowns.iter().map(|&s| s as f64).sum::<f64>() / slowdowns.len() as f64);
-                let mut sw = waits.clone();
-                sw.sort_unstable();
-                let mut ss = slowdowns.clone();
-                ss.sort_unstable_by(f32::total_cmp);
-                assert_eq!(g.waits.count, waits.len() as u64, "{ctx}");
-                assert_eq!(g.waited, waits.iter().filter(|&&w| w > 0).count() as u64, "{ctx}");
-                assert_eq!(g.wait_mean(), mean_w, "{ctx}");
-                assert_eq!(g.slowdowns.count, slowdowns.len() as u64, "{ctx}");
-                assert_eq!(g.slowdown_mean(), mean_s, "{ctx}");
-                for p in PERCENTILES.into_iter().chain([100.0]) {
-                    assert_eq!(g.wait_pct(p), nearest_rank(&sw, p), "{ctx} p {p}");
-                    assert_eq!(g.slowdown_pct(p), nearest_rank(&ss, p).map(f64::from), "{ctx} p {p}");
-                }
-                assert_eq!(g.wait_max(), sw.last().copied(), "{ctx}");
-            }
-            assert!(n < 40 || (tenants[5].wait_max().is_none() && classes[1].slowdown_mean().is_none()));
-            assert!(n < 40 || tenants[6].waits.count > 0);
-        }
-    }
-
-    #[test]
-    fn each_outcome_has_its_own_counter_and_jobs_is_their_sum() {
-        // 1 completed, 2 failed, 3 rejected, 4 expired, 5 unfinished. A
-        // tenant's completions are the engine's count (7 here), so its
-        // counters ignore Completed: its group has 7 + 2 + 3 + 4 + 5 = 21 jobs.
-        let (mut g, mut t) = (GroupStats::default(), TenantCounters::default());
-        let outcomes = [
-            (Outcome::Completed, 1),
-            (Outcome::Failed, 2),
-            (Outcome::Rejected, 3),
-            (Outcome::Expired, 4),
-            (Outcome::Unfinished, 5),
-        ];
-        for (o, n) in outcomes {
-            for _ in 0..n {
-                g.count_outcome(o);
-                t.count_outcome(o);
-            }
-        }
-        assert_eq!((g.completed, g.failed, g.rejected, g.expired, g.unfinished), (1, 2, 3, 4, 5));
-        (t.sla_misses, t.deadline_misses, t.oldest_age_max) = (6, 8, 9);
-        let tg = t.group(7);
-        assert_eq!((tg.completed, tg.failed, tg.rejected, tg.expired, tg.unfinished), (7, 2, 3, 4, 5));
-        assert_eq!((tg.jobs, tg.sla_misses, tg.deadline_misses, tg.oldest_age_max), (21, 6, 8, 9));
-    }
-
-    #[test]
-    #[should_panic(expected = "not computed")]
-    fn an_unplaced_percentile_is_refused() {
-        one_group(&[3, 1, 2], &[]).wait_pct(90.0);
-    }
-
-    #[test]
-    fn slowdown_is_time_in_system_over_service() {
-        // arrives at 10s, waits 3s, runs 2s, finishes at 15s: (3 + 2) / 2 = 2.5
-        assert_eq!(slowdown(10_000_000, 15_000_000, 2_000_000), Some(2.5));
-        // no wait: 1
-        assert_eq!(slowdown(0, 500_000, 500_000), Some(1.0));
-        assert_eq!(slowdown(5, 5, 0), None);
-        // group figures: slowdowns 1, 1, 2.5, 10 -> mean 14.5/4 = 3.625, p50 rank 2 = 1, p99 rank 4 = 10
-        let g = one_group(&[], &[10.0, 1.0, 2.5, 1.0]);
-        assert_eq!(g.slowdown_mean(), Some(3.625));
-        assert_eq!(g.slowdown_pct(50.0), Some(1.0));
-        assert_eq!(g.slowdown_pct(99.0), Some(10.0));
-        // no waits logged: no wait figures
-        assert_eq!((g.wait_mean(), g.wait_pct(50.0), g.wait_max(), g.waited), (None, None, None, 0));
-    }
-
-    #[test]
-    fn wait_statistics_of_a_group() {
-        // waits 0, 1, 2, ..., 19 s (20 jobs): mean 9.5 s; p50 rank 10 -> 9 s;
-        // p95 rank 19 -> 18 s; p99 rank ceil(19.8) = 20 -> 19 s; max 19 s;
-        // 19 of them positive.
-        let s = 1_000_000;
-        let waits: Vec<Time> = (0..20).rev().map(|i| i * s).collect();
-        let g = one_group(&waits, &[]);
-        assert_eq!(g.wait_mean(), Some(9.5 * s as f64));
-        assert_eq!(g.wait_pct(50.0), Some(9 * s));
-        assert_eq!(g.wait_pct(95.0), Some(18 * s));
-        assert_eq!(g.wait_pct(99.0), Some(19 * s));
-        assert_eq!(g.wait_max(), Some(19 * s));
-        assert_eq!((g.waits.count, g.waited), (20, 19));
-        assert_eq!((g.slowdown_mean(), g.slowdown_pct(99.0)), (None, None));
-    }
-}
+#[path = "groups_tests.rs"]
+mod tests;

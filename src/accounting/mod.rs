@@ -10,6 +10,7 @@
 pub mod fairness;
 pub mod groups;
 pub mod logs;
+pub mod pairs;
 mod tally;
 
 use std::path::Path;

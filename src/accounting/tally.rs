@@ -3,11 +3,12 @@
 //! windows. Nothing here writes a file: the logs are [`super::logs`].
 
 use crate::core::{Job, JobState, Outcome, TenantLoad};
-use crate::model::{Scenario, TenantId};
+use crate::model::{ClassId, Measure, Scenario, TenantId};
 use crate::time::Time;
 
 use super::fairness::{ServiceWindows, Window};
-use super::groups::{slowdown, GroupStats, SampleLog, TenantCounters};
+use super::groups::{slowdown, ExtraWaits, GroupStats, Groups, PairGroups, SampleLog, TenantCounters};
+use super::pairs::Pairs;
 
 /// Everything measured in one run of one policy.
 #[derive(Debug, Clone, Default)]
@@ -16,6 +17,11 @@ pub struct RunStats {
     /// The tenants with jobs, in id order, with their figures.
     pub tenants: Vec<(TenantId, GroupStats)>,
     pub classes: Vec<GroupStats>,
+    /// The tenant x class pairs with jobs, by tenant then class, when the
+    /// scenario declares two or more classes (none otherwise).
+    pub pairs: Vec<((TenantId, ClassId), GroupStats)>,
+    /// Waits at the percentiles the objectives ask beyond the reported ones.
+    pub extra_waits: ExtraWaits,
     /// Sum over attempts of service time (worker-microseconds of busy time).
     pub busy: u128,
     /// Per resource of the scenario (`resources:` order): the sum over
@@ -75,6 +81,8 @@ pub struct Tally {
     /// raises `oldest_age_max` itself. Otherwise the two are equal and the
     /// largest wait gives `oldest_age_max` at the end, for free.
     ages_apart: bool,
+    /// The tenant x class counters, with two or more classes declared.
+    pairs: Option<Pairs>,
 }
 
 impl Tally {
@@ -83,6 +91,10 @@ impl Tally {
         Tally {
             stats: RunStats {
                 classes: vec![GroupStats::default(); sc.classes.len()],
+                extra_waits: ExtraWaits::asking(sc.objectives.iter().filter_map(|o| match o.measure {
+                    Measure::Wait { percentile } => Some(percentile),
+                    _ => None,
+                })),
                 resource_busy: vec![0; sc.resources.len()],
                 ..Default::default()
             },
@@ -99,6 +111,7 @@ impl Tally {
             deferred: std::collections::HashMap::new(),
             wasted: std::collections::HashMap::new(),
             ages_apart: !sc.admission.is_empty() || sc.run_topology().is_some_and(|t| t.planner.is_some()),
+            pairs: (sc.classes.len() > 1).then(Pairs::default),
         }
     }
 
@@ -207,6 +220,9 @@ impl Tally {
             self.stats.classes[job.class as usize].deferred += 1;
             *self.deferred.entry(job.tenant).or_default() += 1;
         }
+        if let Some(p) = self.pairs.as_mut() {
+            p.on_end(job.tenant, job.class, outcome, sla_miss, deadline_miss, job.deferred());
+        }
         if sla_miss || deadline_miss {
             let t = &mut self.tenants[job.tenant as usize];
             t.sla_misses += sla_miss as u32;
@@ -288,7 +304,19 @@ impl Tally {
             groups.push(g);
         }
         drop((received, entitled));
-        self.samples.finish(&mut stats.all, (&mut groups, &index), &mut stats.classes);
+        let mut pairs = self.pairs.take().map(|p| p.finish(&index, groups.len())).unwrap_or_default();
+        let sets = Groups {
+            all: &mut stats.all,
+            tenants: &mut groups,
+            index: &index,
+            classes: &mut stats.classes,
+            pairs: (!pairs.keys.is_empty()).then_some(PairGroups {
+                groups: &mut pairs.groups,
+                classes: &pairs.classes,
+                starts: &pairs.starts,
+            }),
+        };
+        std::mem::take(&mut self.samples).finish(sets, &mut stats.extra_waits);
         // the windows sum in f64, exact while a tenant's total stays within
         // 2^53 us (285 years of work); past it, within a microsecond per 2^53
         debug_assert!(
@@ -296,13 +324,18 @@ impl Tally {
                 || groups.iter().map(|g| g.service).sum::<Time>() == stats.all.service,
             "tenant service from the fairness windows differs from the attempts' service"
         );
-        for g in std::iter::once(&mut stats.all).chain(&mut groups).chain(&mut stats.classes) {
+        for g in std::iter::once(&mut stats.all)
+            .chain(&mut groups)
+            .chain(&mut stats.classes)
+            .chain(&mut pairs.groups)
+        {
             g.jobs = g.completed + g.failed + g.rejected + g.expired + g.unfinished;
             if !self.ages_apart {
                 g.oldest_age_max = g.oldest_age_max.max(g.wait_max().unwrap_or(0));
             }
         }
         stats.tenants = ids.into_iter().zip(groups).collect();
+        stats.pairs = pairs.keys.into_iter().zip(pairs.groups).collect();
         self.stats
     }
 }

@@ -12,7 +12,7 @@ use crate::model::{PolicySpec, Scenario};
 use crate::output::console;
 use crate::output::load::OfferedLoad;
 use crate::results::document::{shell_word, utc_iso};
-use crate::results::Comparison;
+use crate::results::PolicyResult;
 use crate::run::{self, Logs, RunOptions};
 use crate::scenario;
 use crate::time::Time;
@@ -227,7 +227,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
     if let Some(b) = bar {
         b.finish();
     }
-    let rows: Vec<&Comparison> = runs.iter().map(|r| &r.result.comparison).collect();
+    let rows: Vec<&PolicyResult> = runs.iter().map(|r| &r.result).collect();
     match args.format {
         FormatArg::Json => {
             // the document the folder keeps, byte for byte
@@ -238,7 +238,8 @@ pub fn execute(args: RunArgs) -> Result<()> {
         }
         FormatArg::Table if !args.output.quiet => {
             print!("{}", console::table(&rows));
-            // stdout holds the table only, for pipes
+            print!("{}", console::scorecard(&rows));
+            // stdout holds the results only, for pipes
             eprintln!(
                 "\n{} policies, {} jobs each, in {:.2}s; results in {}",
                 runs.len(),

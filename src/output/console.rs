@@ -1,14 +1,16 @@
-//! What `fairsim run` prints: the comparison as a table for people, or as
-//! JSON for scripts. Both read the results model ([`crate::results`]).
+//! What `fairsim run` prints: the comparison as a table for people, then
+//! the scorecard and its verdict, or JSON for scripts. All read the results
+//! model ([`crate::results`]); times in human units, column headings from
+//! its catalogue ([`crate::results::title`]).
 
-use crate::results::{Comparison, Secs};
+use crate::results::scorecard::{verdict, EntryScore};
+use crate::results::{human_duration, title, PolicyResult, Scope, Secs};
 
 /// Longest tenant or label shown in the table; the CSV files keep the rest.
 const MAX_NAME: usize = 40;
 
-/// Seconds to three decimals (the CSV files are exact).
 fn secs(t: Option<Secs>) -> String {
-    t.map(|t| format!("{:.3}s", t.0 as f64 / 1e6)).unwrap_or_else(|| "-".into())
+    t.map(|t| human_duration(t.0 as f64 / 1e6)).unwrap_or_else(|| "-".into())
 }
 
 /// `name`, cut to [`MAX_NAME`] characters with an ellipsis.
@@ -21,32 +23,94 @@ fn short(name: &str) -> String {
     s
 }
 
-type Column = (&'static str, fn(&Comparison) -> String);
+type Column = (&'static str, fn(&PolicyResult) -> String);
 
-/// The table's columns: a reading selection of the comparison's fields.
-const COLUMNS: [Column; 10] = [
-    ("policy", |c| short(&c.policy)),
-    ("jobs", |c| c.jobs.to_string()),
-    ("done", |c| c.completed.to_string()),
-    ("util", |c| format!("{:.1}%", c.utilization.0 * 100.0)),
-    ("p99 wait", |c| secs(c.wait_p99)),
-    ("typical tenant p99", |c| secs(c.tenant_p99_median)),
-    ("worst tenant p99", |c| match (&c.worst_tenant, c.worst_tenant_p99) {
+/// The table's columns: a reading selection of the comparison's fields,
+/// headed by their catalogue titles.
+const COLUMNS: [Column; 11] = [
+    ("policy", |r| short(&r.comparison.policy)),
+    ("jobs", |r| r.comparison.jobs.to_string()),
+    ("completed", |r| r.comparison.completed.to_string()),
+    ("utilization", |r| format!("{:.1}%", r.comparison.utilization.0 * 100.0)),
+    ("wait_p99", |r| secs(r.comparison.wait_p99)),
+    ("tenant_p99_median", |r| secs(r.comparison.tenant_p99_median)),
+    ("worst_tenant_p99", |r| match (&r.comparison.worst_tenant, r.comparison.worst_tenant_p99) {
         (Some(n), Some(t)) => format!("{} ({})", secs(Some(t)), short(n)),
         _ => "-".into(),
     }),
-    ("oldest age", |c| secs(Some(c.oldest_age_max))),
-    ("jain", |c| c.jain.map(|j| format!("{:.3}", j.0)).unwrap_or("-".into())),
-    ("makespan", |c| secs(Some(c.makespan))),
+    ("oldest_age_max", |r| secs(Some(r.comparison.oldest_age_max))),
+    ("jain", |r| r.comparison.jain.map(|j| format!("{:.3}", j.0)).unwrap_or("-".into())),
+    ("sla_misses", |r| r.comparison.sla_misses.to_string()),
+    ("makespan", |r| secs(Some(r.comparison.makespan))),
 ];
 
-/// The side-by-side comparison printed by `fairsim run`: the first column
-/// left-aligned, the others right-aligned, a rule under the header.
-pub fn table(rows: &[&Comparison]) -> String {
-    let mut table: Vec<Vec<String>> = vec![COLUMNS.iter().map(|(h, _)| h.to_string()).collect()];
-    table.extend(rows.iter().map(|r| COLUMNS.iter().map(|(_, f)| f(r)).collect()));
+/// The classes with jobs, when two or more have (then the table has a p99
+/// column per class).
+fn classes(r: &PolicyResult) -> Vec<&str> {
+    let names: Vec<&str> =
+        r.groups.iter().filter(|g| g.scope == Scope::Class).map(|g| g.name.as_str()).collect();
+    if names.len() >= 2 {
+        names
+    } else {
+        Vec::new()
+    }
+}
+
+/// The side-by-side comparison printed by `fairsim run`.
+pub fn table(results: &[&PolicyResult]) -> String {
+    let class_names = results.first().map(|r| classes(r)).unwrap_or_default();
+    let mut header: Vec<String> = COLUMNS.iter().map(|(c, _)| title(c).to_string()).collect();
+    header.extend(class_names.iter().map(|c| format!("{c} p99")));
+    let mut rows = vec![header];
+    for r in results {
+        let mut row: Vec<String> = COLUMNS.iter().map(|(_, f)| f(r)).collect();
+        for c in &class_names {
+            let g = r.groups.iter().find(|g| g.scope == Scope::Class && g.name == *c);
+            row.push(secs(g.and_then(|g| g.wait_p99)));
+        }
+        rows.push(row);
+    }
+    layout(&rows)
+}
+
+/// The scorecard (each objective's figure per entry, pass or FAIL, and the
+/// cost columns) and the verdict.
+pub fn scorecard(results: &[&PolicyResult]) -> String {
+    let entries: Vec<EntryScore> = results.iter().map(|r| r.entry_score()).collect();
+    let v = verdict(&entries);
+    let mut s = String::new();
+    if let Some(first) = results.first().filter(|r| !r.objectives.is_empty()) {
+        let mut header = vec!["policy".to_string()];
+        header.extend(first.objectives.iter().map(|o| o.heading()));
+        header.extend(["utilization", "rejected", "deferred", "makespan"].map(|c| title(c).to_string()));
+        let mut rows = vec![header];
+        for r in results {
+            let c = &r.comparison;
+            let mut row = vec![short(&c.policy)];
+            row.extend(r.objectives.iter().map(|o| o.cell()));
+            row.push(format!("{:.1}%", c.utilization.0 * 100.0));
+            row.push(c.rejected.to_string());
+            row.push(c.deferred.to_string());
+            row.push(secs(Some(c.makespan)));
+            rows.push(row);
+        }
+        s.push_str("\nscorecard\n");
+        s.push_str(&layout(&rows));
+    }
+    s.push('\n');
+    for line in v.lines(&entries) {
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s
+}
+
+/// Rows as aligned text: the first column left-aligned, the others
+/// right-aligned, a rule under the header.
+fn layout(table: &[Vec<String>]) -> String {
+    let n = table.first().map_or(0, Vec::len);
     let widths: Vec<usize> =
-        (0..COLUMNS.len()).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+        (0..n).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
     let mut s = String::new();
     for (i, r) in table.iter().enumerate() {
         let cells: Vec<String> = r
@@ -65,7 +129,7 @@ pub fn table(rows: &[&Comparison]) -> String {
         s.push_str(cells.join("  ").trim_end());
         s.push('\n');
         if i == 0 {
-            s.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
+            s.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len().max(1) - 1)));
             s.push('\n');
         }
     }

@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use super::charts::{self, Chart, Groups, Scene};
 use tables::{html_table, html_table_as, summary_view, tenant_policy_table, TOP_ROWS};
 
-use format::duration;
+use crate::results;
 
 /// A small CSV file held whole, as the page shows it: header and rows
 /// (read by [`crate::results::read`], or a view made of one).
@@ -90,6 +90,10 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
             }
         }
     }
+    let scorecard = match dir.join("scorecard.csv") {
+        p if p.exists() => Some(Table::read(&p)?),
+        _ => None,
+    };
     let scenario = fs::read_to_string(dir.join("scenario.yaml")).ok();
     let scene = Scene::of_folder(dir, scenario_name(scenario.as_deref()));
 
@@ -106,6 +110,7 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
     }
     let (per_policy, cross) = drawn?;
     let page = Page {
+        scorecard: scorecard.as_ref(),
         comparison: &comparison,
         labels: &labels,
         summaries: &summaries,
@@ -233,7 +238,8 @@ th{background:#f3f3f3;position:sticky;top:0}td.n{text-align:right;font-variant-n
 .scroll{overflow-x:auto;max-width:100%}figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}pre{background:#f7f7f7;padding:1em;overflow-x:auto;font-size:.85em}
 p.note{font-size:.9em;color:#444;max-width:60em}p.provenance{font-size:.85em;color:#555}
-p.provenance code{white-space:pre-wrap;word-break:break-all}";
+p.provenance code{white-space:pre-wrap;word-break:break-all}
+td.pass{color:#1a6b1a}td.fail{color:#a31515;font-weight:bold}div.verdict{font-size:1.05em;max-width:60em}";
 
 fn scenario_name(yaml: Option<&str>) -> Option<String> {
     yaml?.lines().find_map(|l| {
@@ -243,62 +249,104 @@ fn scenario_name(yaml: Option<&str>) -> Option<String> {
     })
 }
 
-/// Columns of the headline table, with their display names.
-const HEADLINE: [(&str, &str); 10] = [
-    ("policy", "policy"),
-    ("utilization", "util"),
-    ("wait_p99", "p99 wait"),
-    ("tenant_p99_median", "median tenant p99"),
-    ("worst_tenant_p99", "worst tenant p99"),
-    ("worst_tenant", "worst tenant"),
-    ("oldest_age_max", "oldest age"),
-    ("jain", "Jain"),
-    ("jain_min", "Jain min"),
-    ("sla_misses", "sla misses"),
+/// Columns of the headline table (headed by their catalogue titles).
+const HEADLINE: [&str; 10] = [
+    "policy",
+    "utilization",
+    "wait_p99",
+    "tenant_p99_median",
+    "worst_tenant_p99",
+    "worst_tenant",
+    "oldest_age_max",
+    "jain",
+    "jain_min",
+    "sla_misses",
 ];
 
-/// The figures a design review looks at first, and which policy is best on
-/// the two that show fairness (the typical tenant's tail and Jain's index).
+/// The figures a design review looks at first. Which entry is best is the
+/// verdict's to say (see [`scorecard`]), never one column's.
 fn headline(t: &Table, out: &mut String) {
-    let cols: Vec<(usize, &str)> =
-        HEADLINE.iter().filter_map(|(c, n)| t.header.iter().position(|h| h == c).map(|i| (i, *n))).collect();
+    let cols: Vec<usize> = HEADLINE.iter().filter_map(|c| t.header.iter().position(|h| h == c)).collect();
     let sub = Table {
-        header: cols.iter().map(|c| t.header[c.0].clone()).collect(),
+        header: cols.iter().map(|&c| t.header[c].clone()).collect(),
         rows: t
             .rows
             .iter()
-            .map(|r| cols.iter().map(|c| r.get(c.0).cloned().unwrap_or_default()).collect())
+            .map(|r| cols.iter().map(|&c| r.get(c).cloned().unwrap_or_default()).collect())
             .collect(),
     };
-    let names: Vec<String> = cols.iter().map(|c| c.1.to_string()).collect();
+    let names: Vec<String> = sub.header.iter().map(|h| results::title(h).to_string()).collect();
     html_table_as(&sub, &names, out);
-    let best = |col: &str, lowest: bool| -> Option<(String, String)> {
-        let i = t.header.iter().position(|h| h == col)?;
-        let p = t.header.iter().position(|h| h == "policy")?;
-        let mut rows: Vec<(f64, &Vec<String>)> =
-            t.rows.iter().filter_map(|r| r.get(i)?.parse::<f64>().ok().map(|v| (v, r))).collect();
-        // stable: the first policy listed wins a tie
-        rows.sort_by(|a, b| if lowest { a.0.total_cmp(&b.0) } else { b.0.total_cmp(&a.0) });
-        rows.first().map(|(_, r)| (r[p].clone(), r[i].clone()))
+}
+
+/// The scorecard (each objective's figure per entry with pass or FAIL, and
+/// the cost columns) and the verdict, rebuilt from `scorecard.csv` and
+/// `comparison.csv`.
+fn scorecard(score: Option<&Table>, cmp: &Table, out: &mut String) {
+    use results::scorecard::{verdict, EntryScore, ScoreRow};
+    let at = |t: &Table, r: &Vec<String>, c: &str| -> String {
+        t.header.iter().position(|h| h == c).and_then(|i| r.get(i).cloned()).unwrap_or_default()
     };
-    let mut notes = Vec::new();
-    if let Some((p, v)) = best("tenant_p99_median", true) {
-        notes.push(format!(
-            "the typical tenant's p99 wait is lowest under <b>{}</b> ({})",
-            esc(&p),
-            esc(&v.parse().map(duration).unwrap_or(v))
-        ));
+    let rows: Vec<ScoreRow> = score.map_or(Vec::new(), |t| {
+        t.rows
+            .iter()
+            .map(|r| {
+                ScoreRow::from_cells(|c| {
+                    t.header.iter().position(|h| h == c).and_then(|i| r.get(i)).map_or("", String::as_str)
+                })
+            })
+            .collect()
+    });
+    let entries: Vec<EntryScore> = cmp
+        .rows
+        .iter()
+        .map(|r| {
+            let policy = at(cmp, r, "policy");
+            let num = |c: &str| at(cmp, r, c).parse::<f64>().unwrap_or(0.0);
+            EntryScore {
+                rows: rows.iter().filter(|s| s.policy == policy).cloned().collect(),
+                utilization: num("utilization"),
+                rejected_deferred: (num("rejected") + num("deferred")) as u64,
+                makespan: num("makespan"),
+                policy,
+            }
+        })
+        .collect();
+    let v = verdict(&entries);
+    out.push_str("<h2 id=\"scorecard\">Scorecard and verdict</h2>\n");
+    if let Some(first) = entries.iter().find(|e| !e.rows.is_empty()) {
+        out.push_str("<div class=\"scroll\"><table class=\"scorecard\">\n<thead><tr><th>policy</th>");
+        for r in &first.rows {
+            out.push_str(&format!("<th>{}</th>", esc(&r.heading())));
+        }
+        for c in ["utilization", "rejected", "deferred", "makespan"] {
+            out.push_str(&format!("<th>{}</th>", esc(results::title(c))));
+        }
+        out.push_str("</tr></thead>\n<tbody>\n");
+        for (e, r) in entries.iter().zip(&cmp.rows) {
+            out.push_str(&format!("<tr><td>{}</td>", esc(&e.policy)));
+            for s in &e.rows {
+                let cls = if s.pass { "pass" } else { "fail" };
+                out.push_str(&format!("<td class=\"n {cls}\">{}</td>", esc(&s.cell())));
+            }
+            for c in ["utilization", "rejected", "deferred", "makespan"] {
+                out.push_str(&format!("<td class=\"n\">{}</td>", esc(&format::cell(c, &at(cmp, r, c)))));
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody></table></div>\n");
     }
-    if let Some((p, v)) = best("jain", false) {
-        notes.push(format!("Jain's index is highest under <b>{}</b> ({})", esc(&p), esc(&v)));
+    out.push_str("<div id=\"verdict\" class=\"verdict\">\n");
+    for line in v.lines(&entries) {
+        out.push_str(&format!("<p>{}</p>\n", esc(&line)));
     }
-    if !notes.is_empty() {
-        out.push_str(&format!("<p class=\"note\">In this run {}.</p>\n", notes.join("; ")));
-    }
+    out.push_str("</div>\n");
 }
 
 /// Everything the page shows.
 struct Page<'a> {
+    /// `scorecard.csv`, absent when nothing is judged.
+    scorecard: Option<&'a Table>,
     comparison: &'a Table,
     labels: &'a [String],
     summaries: &'a [(PathBuf, Table)],
@@ -330,7 +378,8 @@ and averaged over windows with at least two backlogged tenants (see docs/metrics
 times in seconds.</p>\n",
         labels.len()
     ));
-    h.push_str("<nav><ul>\n<li><a href=\"#comparison\">Comparison</a></li>\n");
+    scorecard(p.scorecard, p.comparison, &mut h);
+    h.push_str("<nav><ul>\n<li><a href=\"#scorecard\">Scorecard and verdict</a></li>\n<li><a href=\"#comparison\">Comparison</a></li>\n");
     h.push_str("<li><a href=\"#tenants\">Tenants across policies</a></li>\n");
     for l in labels {
         h.push_str(&format!("<li><a href=\"#policy-{0}\">{0}</a></li>\n", esc(l)));

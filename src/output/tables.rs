@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::results::cells::cells;
-use crate::results::{Comparison, PolicyResult, ResourceRow};
+use crate::results::{PolicyResult, ResourceRow};
 
 /// Writes `parts` as one CSV file: the header from the first row's field
 /// names, one line per row; with `lead`, a first column of that name holding
@@ -53,10 +53,47 @@ pub fn write_resources(path: &Path, rows: &[ResourceRow]) -> Result<()> {
     write_rows(path, None, &[("", rows)])
 }
 
-/// Writes `comparison.csv`, one row per policy.
-pub fn write_comparison(path: &Path, rows: &[&Comparison]) -> Result<()> {
-    let rows: Vec<&Comparison> = rows.to_vec();
-    write_rows(path, None, &[("", &rows)])
+/// Writes `comparison.csv`, one row per policy: the comparison's columns,
+/// then per objective (in declaration order) its figure and whether it
+/// passes (`objective:<name>`, `objective:<name>:pass`), then
+/// `meets_objectives`; no objective columns when nothing is judged.
+pub fn write_comparison(path: &Path, results: &[&PolicyResult]) -> Result<()> {
+    let Some(first) = results.first() else { return Ok(()) };
+    let name = path.display().to_string();
+    let cerr = |e: csv::Error| Error::Other(format!("writing {name}: {e}"));
+    let mut w = csv::Writer::from_path(path)
+        .map_err(|e| Error::Other(format!("cannot create {}: {e}", path.display())))?;
+    let mut header: Vec<String> = cells(&first.comparison).iter().map(|(n, _)| n.to_string()).collect();
+    for o in &first.objectives {
+        header.push(format!("objective:{}", o.objective));
+        header.push(format!("objective:{}:pass", o.objective));
+    }
+    if !first.objectives.is_empty() {
+        header.push("meets_objectives".into());
+    }
+    w.write_record(&header).map_err(cerr)?;
+    for r in results {
+        let mut row: Vec<String> = cells(&r.comparison).iter().map(|(_, c)| c.csv()).collect();
+        for o in &r.objectives {
+            row.push(o.figure.map(|f| f.to_string()).unwrap_or_default());
+            row.push(o.pass.to_string());
+        }
+        if !r.objectives.is_empty() {
+            row.push(r.objectives.iter().all(|o| o.pass).to_string());
+        }
+        w.write_record(&row).map_err(cerr)?;
+    }
+    w.flush().map_err(|e| Error::io(format!("writing {name}"), e))
+}
+
+/// Writes the top-level `scorecard.csv` (each objective on each entry) and
+/// `tenant_classes.csv` (each tenant x class pair of each entry, with a
+/// leading `policy`), when there are rows for them.
+pub fn write_scorecard(dir: &Path, results: &[(&str, &PolicyResult)]) -> Result<()> {
+    let rows: Vec<_> = results.iter().flat_map(|(_, r)| r.objectives.iter().cloned()).collect();
+    write_rows(&dir.join("scorecard.csv"), None, &[("", &rows)])?;
+    let pairs: Vec<(&str, &[_])> = results.iter().map(|(l, r)| (*l, r.tenant_classes.as_slice())).collect();
+    write_rows(&dir.join("tenant_classes.csv"), Some("policy"), &pairs)
 }
 
 /// Writes the top-level `summary.csv` and (with resources) `resources.csv`

@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use super::scorecard::{verdict, Verdict};
 use super::PolicyResult;
 
 /// Version of the document's layout: raised when a field changes meaning
@@ -35,11 +36,17 @@ struct Document<'a> {
     #[serde(flatten)]
     provenance: &'a Provenance,
     policies: &'a [&'a PolicyResult],
+    /// The verdict over the entries (see docs/json.md); absent in the
+    /// provenance-only document written before the runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<Verdict>,
 }
 
 /// The document as pretty-printed JSON with a final newline.
 pub fn to_json(provenance: &Provenance, policies: &[&PolicyResult]) -> String {
-    let doc = Document { schema: SCHEMA, provenance, policies };
+    let verdict = (!policies.is_empty())
+        .then(|| verdict(&policies.iter().map(|p| p.entry_score()).collect::<Vec<_>>()));
+    let doc = Document { schema: SCHEMA, provenance, policies, verdict };
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');
     s

@@ -10,7 +10,9 @@
 
 pub mod cells;
 pub mod document;
+pub mod scorecard;
 pub mod table;
+mod titles;
 mod units;
 
 use serde::Serialize;
@@ -20,7 +22,8 @@ use crate::model::{PolicySpec, Scenario, TenantId};
 use crate::time::Time;
 
 pub use table::read;
-pub use units::{MeanSecs, Ratio, Secs};
+pub use titles::title;
+pub use units::{human_duration, MeanSecs, Ratio, Secs};
 
 /// One policy's figures.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -30,6 +33,31 @@ pub struct PolicyResult {
     pub groups: Vec<GroupRow>,
     /// One per resource of the scenario (`resources.csv`); none without `resources:`.
     pub resources: Vec<ResourceRow>,
+    /// Each objective on this entry (`scorecard.csv`); none without
+    /// objectives or class SLAs.
+    pub objectives: Vec<scorecard::ScoreRow>,
+    /// Each tenant's figures per class (`tenant_classes.csv`), when two or
+    /// more classes have jobs; none otherwise.
+    pub tenant_classes: Vec<PairRow>,
+}
+
+/// One tenant's jobs of one class: one row of `tenant_classes.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairRow {
+    pub tenant: String,
+    pub class: String,
+    pub jobs: u64,
+    pub completed: u64,
+    pub rejected: u64,
+    pub unfinished: u64,
+    pub wait_mean: Option<MeanSecs>,
+    pub wait_p50: Option<Secs>,
+    pub wait_p95: Option<Secs>,
+    pub wait_p99: Option<Secs>,
+    pub wait_max: Option<Secs>,
+    pub sla_misses: u64,
+    pub deadline_misses: u64,
+    pub deferred: u64,
 }
 
 /// How much of one resource the run used: one row of `resources.csv`.
@@ -262,12 +290,54 @@ pub fn columns_table() -> String {
 
 impl PolicyResult {
     pub fn new(spec: &PolicySpec, sc: &Scenario, s: &RunStats) -> Self {
+        let comparison = Comparison::new(spec, sc, s);
+        let objectives = scorecard::objectives(sc);
         PolicyResult {
-            comparison: Comparison::new(spec, sc, s),
+            objectives: scorecard::evaluate(&spec.label, sc, s, comparison.utilization.0, &objectives),
+            comparison,
             groups: group_rows(sc, s),
             resources: resource_rows(sc, s),
+            tenant_classes: pair_rows(sc, s),
         }
     }
+
+    /// What the verdict reads of this entry.
+    pub fn entry_score(&self) -> scorecard::EntryScore {
+        let c = &self.comparison;
+        scorecard::EntryScore {
+            policy: c.policy.clone(),
+            rows: self.objectives.clone(),
+            utilization: c.utilization.0,
+            rejected_deferred: c.rejected + c.deferred,
+            makespan: c.makespan.0 as f64 / 1e6,
+        }
+    }
+}
+
+/// Each tenant x class pair with jobs, when two or more classes have jobs.
+fn pair_rows(sc: &Scenario, s: &RunStats) -> Vec<PairRow> {
+    if s.classes.iter().filter(|g| g.jobs > 0).count() < 2 {
+        return Vec::new();
+    }
+    s.pairs
+        .iter()
+        .map(|((t, c), g)| PairRow {
+            tenant: sc.tenants.name(*t).into_owned(),
+            class: sc.classes[*c as usize].name.clone(),
+            jobs: g.jobs,
+            completed: g.completed,
+            rejected: g.rejected,
+            unfinished: g.unfinished,
+            wait_mean: g.wait_mean().map(MeanSecs),
+            wait_p50: g.wait_pct(50.0).map(Secs),
+            wait_p95: g.wait_pct(95.0).map(Secs),
+            wait_p99: g.wait_pct(99.0).map(Secs),
+            wait_max: g.wait_max().map(Secs),
+            sla_misses: g.sla_misses,
+            deadline_misses: g.deadline_misses,
+            deferred: g.deferred,
+        })
+        .collect()
 }
 
 /// Each resource's use over its capacity for the whole run (resources do not

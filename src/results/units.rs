@@ -55,3 +55,39 @@ impl Serialize for Ratio {
         }
     }
 }
+
+/// Seconds as the terminal and every report show them: the largest unit
+/// that keeps the figure short. Below a minute as seconds (two decimals
+/// under 10 s, one under 60 s; milliseconds under 10 ms), then minutes and
+/// seconds (`48m 53s`), hours and minutes (`4h 07m`), and from a day on
+/// days to one decimal (`5.8 d`). Each unit is chosen after rounding, so
+/// 59.96 s reads `1m 00s`, not `60.0 s`. The CSV files and JSON keep seconds.
+pub fn human_duration(secs: f64) -> String {
+    if !secs.is_finite() {
+        return format!("{secs} s");
+    }
+    if secs < 0.0 {
+        return format!("-{}", human_duration(-secs));
+    }
+    if secs == 0.0 {
+        return "0 s".into();
+    }
+    if secs < 0.00995 {
+        return format!("{:.2} ms", secs * 1000.0);
+    }
+    if (secs * 100.0).round() < 1000.0 {
+        return format!("{secs:.2} s");
+    }
+    if (secs * 10.0).round() < 600.0 {
+        return format!("{secs:.1} s");
+    }
+    let s = secs.round() as u64;
+    if s < 3600 {
+        return format!("{}m {:02}s", s / 60, s % 60);
+    }
+    let m = (secs / 60.0).round() as u64;
+    if m < 24 * 60 {
+        return format!("{}h {:02}m", m / 60, m % 60);
+    }
+    format!("{:.1} d", secs / 86_400.0)
+}

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 pub const HEADLINE: [(&str, &str, &str); 6] = [
     ("wait_p99", "p99 wait", "p99 wait of all jobs (s)"),
     ("wait_mean", "mean wait", "mean wait of all jobs (s)"),
-    ("tenant_p99_median", "typical tenant's p99 wait", "median over tenants of their p99 wait (s)"),
+    ("tenant_p99_median", "median tenant p99", "median over tenants of their p99 wait (s)"),
     ("worst_tenant_p99", "worst tenant's p99 wait", "highest tenant p99 wait (s)"),
     ("worst_class_p99", "worst class's p99 wait", "highest class p99 wait (s)"),
     ("jain", "Jain's fairness index", "Jain's index (1 = fair, 1/n = one tenant served)"),

@@ -37,6 +37,16 @@ pub fn show(v: f64) -> String {
     }
 }
 
+/// A headline figure for the page: times in human units (the one
+/// formatter of the terminal and every report), Jain's index as a number.
+fn figure(metric: &str, v: f64) -> String {
+    if metric == "jain" {
+        show(v)
+    } else {
+        crate::results::human_duration(v).replace('-', "\u{2212}")
+    }
+}
+
 /// How many times narrower the paired interval is than the unpaired one,
 /// as the page writes it (from `paired.csv`'s `width_ratio`).
 pub fn narrower(width_ratio: f64) -> String {
@@ -215,10 +225,9 @@ fn paired_section(m: &serde_json::Value, design: &Design, t: &Csv, h: &mut Strin
                 };
                 let num = |c: &str| t.cell(r, c).parse::<f64>().ok();
                 let Some(diff) = num("mean_diff") else { continue };
-                let unit = if metric == "jain" { "" } else { " s" };
-                let mut line = format!("{policy} vs {base}, {name}: {}{unit}", show(diff));
+                let mut line = format!("{policy} vs {base}, {name}: {}", figure(metric, diff));
                 if let (Some(lo), Some(hi)) = (num("ci_low"), num("ci_high")) {
-                    let _ = write!(line, " [{}, {}]", show(lo), show(hi));
+                    let _ = write!(line, " [{}, {}]", figure(metric, lo), figure(metric, hi));
                 }
                 if let (Some(r), Some(lo), Some(hi)) = (num("ratio"), num("ratio_low"), num("ratio_high")) {
                     let _ = write!(line, "; ratio {}× [{}, {}]", show(r), show(lo), show(hi));
@@ -235,7 +244,7 @@ fn paired_section(m: &serde_json::Value, design: &Design, t: &Csv, h: &mut Strin
 
 /// Per point, a table of policy x headline metric: mean ± half-width.
 fn points_section(design: &Design, cells: &Cells, h: &mut String) {
-    h.push_str("<h2 id=\"points\">Each point</h2>\n<p class=\"note\">Mean over seeds ± the half-width of its 95% interval (seconds for waits).</p>\n");
+    h.push_str("<h2 id=\"points\">Each point</h2>\n<p class=\"note\">Mean over seeds ± the half-width of its 95% interval.</p>\n");
     let metrics: Vec<_> = HEADLINE
         .iter()
         .filter(|(m, _, _)| cells.iter().any(|((_, _, c), t)| c == m && !t[0].is_empty()))
@@ -254,8 +263,10 @@ fn points_section(design: &Design, cells: &Cells, h: &mut String) {
                 let cell = text.and_then(|t| {
                     let mean: f64 = t[0].parse().ok()?;
                     Some(match t[1].parse::<f64>().ok().zip(t[2].parse::<f64>().ok()) {
-                        Some((lo, hi)) => format!("{} ± {}", show(mean), show((hi - lo) / 2.0)),
-                        None => show(mean),
+                        Some((lo, hi)) => {
+                            format!("{} ± {}", figure(metric, mean), figure(metric, (hi - lo) / 2.0))
+                        }
+                        None => figure(metric, mean),
                     })
                 });
                 let _ = write!(h, "<td class=\"n\">{}</td>", esc(&cell.unwrap_or_default()));

@@ -26,36 +26,10 @@ pub(super) fn percent(v: f64) -> String {
     format!("{:.1}%", v * 100.0)
 }
 
-/// Seconds in the largest unit that keeps the figure short: below a minute
-/// as seconds (two decimals under 10 s, one under 60 s; milliseconds under
-/// 10 ms), then minutes and seconds, hours and minutes, days and hours.
-/// Each unit is chosen after rounding, so 59.96 s reads `1m 00s`, not `60.0 s`.
+/// Seconds in the largest unit that keeps the figure short (the one
+/// formatter of the terminal and every report: [`results::human_duration`]).
 pub fn duration(secs: f64) -> String {
-    if !secs.is_finite() || secs < 0.0 {
-        return format!("{secs} s");
-    }
-    if secs == 0.0 {
-        return "0 s".into();
-    }
-    if secs < 0.00995 {
-        return format!("{:.2} ms", secs * 1000.0);
-    }
-    if (secs * 100.0).round() < 1000.0 {
-        return format!("{secs:.2} s");
-    }
-    if (secs * 10.0).round() < 600.0 {
-        return format!("{secs:.1} s");
-    }
-    let s = secs.round() as u64;
-    if s < 3600 {
-        return format!("{}m {:02}s", s / 60, s % 60);
-    }
-    let m = (secs / 60.0).round() as u64;
-    if m < 24 * 60 {
-        return format!("{}h {:02}m", m / 60, m % 60);
-    }
-    let h = (secs / 3600.0).round() as u64;
-    format!("{}d {:02}h", h / 24, h % 24)
+    results::human_duration(secs)
 }
 
 #[cfg(test)]
@@ -87,9 +61,13 @@ mod tests {
         assert_eq!(duration(3599.6), "1h 00m");
         // 86,369 s = 1439.48 min -> 23h 59m; 86,371 s = 1439.52 min -> a day
         assert_eq!(duration(86_369.0), "23h 59m");
-        assert_eq!(duration(86_371.0), "1d 00h");
-        // 3 d 4 h = 273,600 s
-        assert_eq!(duration(273_600.0), "3d 04h");
+        assert_eq!(duration(86_371.0), "1.0 d");
+        // 3 d 4 h = 273,600 s = 3.1667 d; 499,922.779 s = 5.786 d
+        assert_eq!(duration(273_600.0), "3.2 d");
+        assert_eq!(duration(499_922.779), "5.8 d");
+        // the other examples: 48 min 53 s; 5.09 s
+        assert_eq!(duration(2933.0), "48m 53s");
+        assert_eq!(duration(5.09), "5.09 s");
     }
 
     #[test]
