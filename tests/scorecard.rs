@@ -75,6 +75,7 @@ fn run_into(sc: &Scenario, dir: &Path) -> PathBuf {
         command: "fairsim run t.yaml".into(),
         started: "2026-01-01T00:00:00Z".into(),
         decisions: false,
+        combine: false,
     };
     run::run_all(sc, &opts, &|_, _, _| {}).expect("runs").1
 }
