@@ -1,4 +1,4 @@
-//! Weighted polling over three and four queues (issue 27 item 19): a queue
+//! Weighted polling over three and four queues: a queue
 //! comes first in a fetch with probability w / (sum of the weights of the
 //! non-empty queues), docs/scenario.md's promise. tests/topologies.rs pins
 //! two queues only, which lets `u -= x.1` in `Pool::fetch_order` become

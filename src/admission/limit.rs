@@ -105,6 +105,48 @@ mod tests {
     }
 
     #[test]
+    fn a_job_fits_the_instant_the_bucket_has_drained_one_job() {
+        // rate 2/s, burst 3: three jobs at t = 0 fill it and a fourth does
+        // not fit; one job drains in 1/rate = 0.5 s, so the next fits at
+        // exactly 0.5 s and not a microsecond sooner; that one fills it
+        // again, so the one after fits at exactly 1.0 s.
+        let mut b = Bucket::new(0);
+        for _ in 0..3 {
+            assert!(b.fits(0, 2.0, 3.0));
+            b.pour();
+        }
+        assert!(!b.fits(0, 2.0, 3.0));
+        for t in [SECOND / 2, SECOND] {
+            assert!(!b.fits(t - 1, 2.0, 3.0), "at {t} µs - 1");
+            assert!(b.fits(t, 2.0, 3.0), "at {t} µs");
+            b.pour();
+        }
+    }
+
+    #[test]
+    fn a_bucket_of_one_admits_jobs_exactly_its_rate_apart() {
+        // burst 1, rate 10/s: every job fills the bucket, and it is empty
+        // again exactly 100 ms later: ten jobs 100 ms apart all fit
+        let mut b = Bucket::new(0);
+        for k in 0..10 {
+            assert!(b.fits(k * SECOND / 10, 10.0, 1.0), "job {k}");
+            b.pour();
+        }
+    }
+
+    #[test]
+    fn a_window_slides_with_its_oldest_job() {
+        // limit 2 per 10 s, jobs counted at 5 s and 6 s: the window is full
+        // until the 5 s job is 10 s old, at 15 s
+        let mut w = SlidingWindow::default();
+        for t in [5, 6] {
+            w.count(t * SECOND, 2);
+        }
+        assert!(!w.fits(15 * SECOND - 1, 2, 10 * SECOND));
+        assert!(w.fits(15 * SECOND, 2, 10 * SECOND));
+    }
+
+    #[test]
     fn a_window_counts_only_what_it_was_told_to() {
         // limit 2 per 10 s: jobs at 0 and 1 fit; at 2 s one does not (two in
         // the last 10 s) and is not counted; at 10 s the job of t = 0 has

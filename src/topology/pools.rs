@@ -97,6 +97,51 @@ mod tests {
         assert!(first.abs_diff(80_000) < 630, "{first}");
     }
 
+    /// A generator whose next `next_u64` is `x`. `Pcg64::new(state, 0)`
+    /// (increment 1) adds the increment and steps once on creation and steps
+    /// again before each output, so `state` is the wanted post-step state
+    /// walked back two steps; a state whose high half is zero outputs its
+    /// low half unrotated (PCG's XSL-RR).
+    fn rng_whose_next_draw_is(x: u64) -> Pcg64 {
+        const M: u128 = 0x2360_ED05_1FC6_5DA4_4385_DF64_9FCC_F645;
+        // Newton's iteration for M^-1 mod 2^128: M is its own inverse mod 8
+        // and each step doubles the correct low bits (3, 6, ... 192)
+        let mut inv = M;
+        for _ in 0..6 {
+            inv = inv.wrapping_mul(2u128.wrapping_sub(M.wrapping_mul(inv)));
+        }
+        let back = |s: u128| s.wrapping_sub(1).wrapping_mul(inv);
+        Pcg64::new(back(back(u128::from(x))).wrapping_sub(1), 0)
+    }
+
+    #[test]
+    fn the_top_draw_goes_to_the_last_queue_when_rounding_overshoots() {
+        // The largest draw, (2^53 - 1) / 2^53, lies above the first three
+        // weights' share (445.691 of 1445.691), so the last queue comes first.
+        // In floating point the sum is 1445.691, the draw scales to
+        // 1445.6909999999998 and taking 356.236, 89.454 and 0.001 off it
+        // leaves exactly 1000.0, which is not below the last weight: the walk
+        // ends without a choice and the last queue must be the fallback.
+        use rand::Rng;
+        let mut rng = rng_whose_next_draw_is(u64::MAX);
+        assert_eq!(rng.clone().next_u64(), u64::MAX, "the forged generator");
+        let spec = PoolSpec {
+            name: "p".into(),
+            workers: 1,
+            queues: vec![10, 11, 12, 13],
+            poll: Poll::Weighted(vec![356.236, 89.454, 0.001, 1000.0]),
+            batch: 1,
+        };
+        let mut pool = Pool::new(&spec);
+        pool.nonempty.extend([0, 1, 2, 3]);
+        let mut order = Vec::new();
+        pool.fetch_order(&mut rng, &mut order);
+        assert_eq!(order[0], 13);
+        let mut rest = order[1..].to_vec();
+        rest.sort_unstable();
+        assert_eq!(rest, [10, 11, 12]);
+    }
+
     #[test]
     fn strict_order_is_list_order_of_the_nonempty_queues() {
         let spec =
