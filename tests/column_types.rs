@@ -295,8 +295,8 @@ const SCHEMA: &[(&str, &[Column])] = &[
 
 /// Written from the results model, whose fields name the columns
 /// (docs/metrics.md, "Every column"); typed by the test above.
-const FROM_RESULTS_MODEL: [&str; 4] =
-    ["comparison.csv", "summary.csv", "resources.csv", "tenant_classes.csv"];
+const FROM_RESULTS_MODEL: [&str; 5] =
+    ["comparison.csv", "summary.csv", "resources.csv", "tenant_classes.csv", "scorecard.csv"];
 
 fn parses(cell: &str, t: Type) -> bool {
     match t {
