@@ -154,3 +154,40 @@ fn labels_that_would_clash_with_the_folders_own_files_are_input_errors() {
     let o = fairsim().arg("validate").arg(&sc).output().expect("runs");
     assert!(String::from_utf8_lossy(&o.stderr).contains("300 bytes long"));
 }
+
+#[test]
+fn every_file_at_the_top_of_a_results_folder_is_a_reserved_label() {
+    // A label equal to a top-level file's name would write its folder over
+    // that file; the reserved list must name every file a run can put
+    // there, so a run with every optional top-level output is listed.
+    let dir = tempdir();
+    let d = dir.path();
+    let sc = write_scenario(
+        d,
+        "all.yaml",
+        "workers: 2\nclasses: {fast: {sla: 1s}, slow: {}}\nworkload:\n  - {tenant: A, class: fast, count: 3, service: 1s}\n  - {tenant: B, class: slow, count: 3, service: 1s}\ntopologies:\n  two:\n    queues: [q]\n    pools: [{name: p, workers: 2, queues: [q]}]\npolicies:\n  - fifo\n  - {policy: fifo, topology: two, label: t}\nobjectives:\n  - {class: fast, wait_p99: 2s}\n",
+    );
+    let o = fairsim()
+        .current_dir(d)
+        .arg("run")
+        .arg(&sc)
+        .args(["--out", "r", "--quiet", "--combine"])
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut unlisted = Vec::new();
+    for entry in std::fs::read_dir(d.join("r")).expect("results folder") {
+        let name = entry.expect("entry").file_name().to_string_lossy().into_owned();
+        if name == "fifo" || name == "t" {
+            continue;
+        }
+        if !fairsim::scenario::RESERVED_LABELS.iter().any(|r| r.eq_ignore_ascii_case(&name)) {
+            unlisted.push(name);
+        }
+    }
+    assert!(
+        d.join("r/scorecard.csv").is_file() && d.join("r/tenant_classes.csv").is_file(),
+        "the optional files ran"
+    );
+    assert!(unlisted.is_empty(), "top-level names a label could take: {unlisted:?}");
+}

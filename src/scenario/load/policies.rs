@@ -20,7 +20,7 @@ use crate::time::{parse_duration, to_secs_f64, Time};
 /// File names a results folder holds beside the policies' folders; a label
 /// may not take one of them (compared without case, for file systems that
 /// ignore it).
-pub const RESERVED_LABELS: [&str; 21] = [
+pub const RESERVED_LABELS: [&str; 23] = [
     "charts",
     "report.html",
     "comparison.csv",
@@ -28,6 +28,8 @@ pub const RESERVED_LABELS: [&str; 21] = [
     "fairsim-results.json",
     "summary.csv",
     "resources.csv",
+    "scorecard.csv",
+    "tenant_classes.csv",
     // the top-level long tables (crate::output::combined)
     "tenants.csv",
     "classes.csv",
