@@ -61,19 +61,21 @@ fn placed_ranks_equal_the_sorted_ones() {
 
 #[test]
 fn groups_of_an_interleaved_log_match_sorting_each_group() {
-    // samples of 7 tenants (tenant 5 has none) and 3 classes (class 1 has
-    // none), interleaved at random; each group's figures against its own
-    // values collected in arrival order and fully sorted
+    // samples of 7 tenants (tenant 5 has none, tenant 6 only class 2, so
+    // its one pair is its tenant group) and 3 classes (class 1 has none),
+    // interleaved at random; each group's figures against its own values
+    // collected in arrival order and fully sorted
     let mut x: u64 = 777;
     for n in [0usize, 1, 2, 5, 40, 333, 2000] {
         let (nt, nc) = (7usize, 3usize);
         let mut log = SampleLog::default();
         let mut logged: Vec<(Time, TenantId, ClassId)> = Vec::new();
+        let mut logged_slowdowns: Vec<(f32, TenantId, ClassId)> = Vec::new();
         // per group (all, tenants, classes): waits and slowdowns in arrival order
         let mut want: Vec<(Vec<Time>, Vec<f32>)> = vec![Default::default(); 1 + nt + nc];
         for _ in 0..n {
             let t = [0, 1, 2, 3, 4, 6][lcg(&mut x, 6) as usize];
-            let c = [0, 2][lcg(&mut x, 2) as usize];
+            let c = if t == 6 { 2 } else { [0, 2][lcg(&mut x, 2) as usize] };
             let groups = [0, 1 + t as usize, 1 + nt + c as usize];
             if lcg(&mut x, 4) > 0 {
                 let w = lcg(&mut x, 3) * lcg(&mut x, 1000); // a third are zero
@@ -84,6 +86,7 @@ fn groups_of_an_interleaved_log_match_sorting_each_group() {
             if lcg(&mut x, 3) > 0 {
                 let s = 1.0 + lcg(&mut x, 500) as f32 / 7.0;
                 log.slowdown(s, t, c);
+                logged_slowdowns.push((s, t, c));
                 groups.iter().for_each(|&g| want[g].1.push(s));
             }
         }
@@ -92,11 +95,12 @@ fn groups_of_an_interleaved_log_match_sorting_each_group() {
         let mut classes = vec![GroupStats::default(); nc];
         let index: Vec<u32> = (0..nt as u32).collect();
         // every (tenant, class) pair of the log is a group; tenant 5 has none
-        let pair_keys: Vec<(TenantId, ClassId)> =
-            [0, 1, 2, 3, 4, 6].iter().flat_map(|&t| [(t, 0), (t, 2)]).collect();
+        let mut pair_keys: Vec<(TenantId, ClassId)> =
+            [0, 1, 2, 3, 4].iter().flat_map(|&t| [(t, 0), (t, 2)]).collect();
+        pair_keys.push((6, 2));
         let mut pairs = vec![GroupStats::default(); pair_keys.len()];
         let pair_classes: Vec<ClassId> = pair_keys.iter().map(|k| k.1).collect();
-        let starts: Vec<u32> = vec![0, 2, 4, 6, 8, 10, 10, 12];
+        let starts: Vec<u32> = vec![0, 2, 4, 6, 8, 10, 10, 11];
         let mut extra = ExtraWaits::asking([90.0, 99.9, 99.0]);
         assert_eq!(extra.percentiles, [90.0, 99.9], "reported percentiles are not asked again");
         let sets = Groups {
@@ -115,9 +119,23 @@ fn groups_of_an_interleaved_log_match_sorting_each_group() {
                 }
             }
             want.sort_unstable();
+            let mut slow: Vec<f32> =
+                logged_slowdowns.iter().filter(|(_, tt, cc)| (tt, cc) == (t, c)).map(|s| s.0).collect();
+            let mean_s =
+                (!slow.is_empty()).then(|| slow.iter().map(|&s| s as f64).sum::<f64>() / slow.len() as f64);
+            slow.sort_unstable_by(f32::total_cmp);
+            assert_eq!(pairs[i].slowdown_mean(), mean_s, "n {n} pair {t},{c}");
+            assert_eq!(
+                pairs[i].slowdown_pct(50.0),
+                nearest_rank(&slow, 50.0).map(f64::from),
+                "n {n} pair {t},{c}"
+            );
+            assert_eq!(pairs[i].waited, want.iter().filter(|&&w| w > 0).count() as u64, "n {n} pair {t},{c}");
             assert_eq!(pairs[i].wait_pct(99.0), nearest_rank(&want, 99.0), "n {n} pair {t},{c}");
             assert_eq!(pairs[i].waits.count, want.len() as u64, "n {n} pair {t},{c}");
-            assert_eq!(extra.get(Group::Pair(i), 90.0), nearest_rank(&want, 90.0), "n {n} pair {t},{c}");
+            for p in [90.0, 99.9] {
+                assert_eq!(extra.get(Group::Pair(i), p), nearest_rank(&want, p), "n {n} pair {t},{c} p {p}");
+            }
         }
         let got = std::iter::once(&all).chain(&tenants).chain(&classes);
         for (i, (g, (waits, slowdowns))) in got.zip(&want).enumerate() {

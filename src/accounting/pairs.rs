@@ -1,8 +1,10 @@
 //! The tenant x class groups: what each tenant's jobs of each class got,
 //! kept only when the scenario declares two or more classes (with one, a
-//! tenant's pair is the tenant). Counted at each job's end in a map of the
-//! pairs that occur, so the memory follows the pairs with jobs, not tenants
-//! x classes; their waits come from the sample log at the end
+//! tenant's pair is the tenant). Counted at each job's end in a table of
+//! every pair while tenants x classes is small (an index, no hashing: the
+//! map cost a tenth of a summary run's instructions), else in a map of the
+//! pairs that occur, so the memory follows the pairs with jobs, not
+//! tenants x classes; their waits come from the sample log at the end
 //! ([`super::groups::SampleLog::finish`]).
 
 use std::collections::HashMap;
@@ -14,7 +16,7 @@ use super::groups::GroupStats;
 
 /// What one pair counts while the run goes (a run has at most 10^9 jobs).
 #[derive(Debug, Clone, Copy, Default)]
-struct Counters {
+pub struct Counters {
     completed: u32,
     failed: u32,
     rejected: u32,
@@ -25,10 +27,25 @@ struct Counters {
     deferred: u32,
 }
 
+/// Above this many tenant x class cells (32 MiB of counters) the pairs are
+/// kept in a map of those with jobs.
+const DENSE_CELLS: usize = 1 << 20;
+
 /// The live counters of every pair with jobs.
-#[derive(Debug, Default)]
-pub struct Pairs {
-    counts: HashMap<(TenantId, ClassId), Counters>,
+#[derive(Debug)]
+pub enum Pairs {
+    /// Cell `tenant x classes + class`, for every pair.
+    Dense {
+        classes: usize,
+        counts: Vec<Counters>,
+    },
+    Sparse(HashMap<(TenantId, ClassId), Counters>),
+}
+
+impl Counters {
+    fn jobs(&self) -> u32 {
+        self.completed + self.failed + self.rejected + self.expired + self.unfinished
+    }
 }
 
 /// The pairs with jobs at the end, ordered by tenant then class.
@@ -43,6 +60,16 @@ pub struct PairsDone {
 }
 
 impl Pairs {
+    /// The counters of `tenants` x `classes` pairs, none with a job yet.
+    pub fn new(tenants: usize, classes: usize) -> Pairs {
+        match tenants.checked_mul(classes) {
+            Some(cells) if cells <= DENSE_CELLS => {
+                Pairs::Dense { classes, counts: vec![Counters::default(); cells] }
+            }
+            _ => Pairs::Sparse(HashMap::new()),
+        }
+    }
+
     /// A job of `tenant` and `class` ended with `outcome`.
     pub fn on_end(
         &mut self,
@@ -53,7 +80,10 @@ impl Pairs {
         deadline_miss: bool,
         deferred: bool,
     ) {
-        let c = self.counts.entry((tenant, class)).or_default();
+        let c = match self {
+            Pairs::Dense { classes, counts } => &mut counts[tenant as usize * *classes + class as usize],
+            Pairs::Sparse(map) => map.entry((tenant, class)).or_default(),
+        };
         match outcome {
             Outcome::Completed => c.completed += 1,
             Outcome::Failed => c.failed += 1,
@@ -69,12 +99,23 @@ impl Pairs {
     /// The pairs' groups before their samples are summarised; `index` maps
     /// a tenant id to its place among the `tenants` with jobs.
     pub fn finish(self, index: &[u32], tenants: usize) -> PairsDone {
-        let mut keys: Vec<_> = self.counts.into_iter().collect();
-        keys.sort_unstable_by_key(|(k, _)| *k);
+        let keys: Vec<((TenantId, ClassId), Counters)> = match self {
+            Pairs::Dense { classes, counts } => counts
+                .into_iter()
+                .enumerate()
+                .filter(|(_, n)| n.jobs() > 0)
+                .map(|(i, n)| (((i / classes) as TenantId, (i % classes) as ClassId), n))
+                .collect(),
+            Pairs::Sparse(map) => {
+                let mut keys: Vec<_> = map.into_iter().collect();
+                keys.sort_unstable_by_key(|(k, _)| *k);
+                keys
+            }
+        };
         let mut done = PairsDone { starts: vec![0; tenants + 1], ..Default::default() };
         for ((t, c), n) in keys {
             let g = GroupStats {
-                jobs: (n.completed + n.failed + n.rejected + n.expired + n.unfinished).into(),
+                jobs: n.jobs().into(),
                 completed: n.completed.into(),
                 failed: n.failed.into(),
                 rejected: n.rejected.into(),

@@ -111,7 +111,7 @@ impl Tally {
             deferred: std::collections::HashMap::new(),
             wasted: std::collections::HashMap::new(),
             ages_apart: !sc.admission.is_empty() || sc.run_topology().is_some_and(|t| t.planner.is_some()),
-            pairs: (sc.classes.len() > 1).then(Pairs::default),
+            pairs: (sc.classes.len() > 1).then(|| Pairs::new(sc.tenants.len(), sc.classes.len())),
         }
     }
 
