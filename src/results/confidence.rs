@@ -49,12 +49,23 @@ impl SeedFigures {
     /// Every figure the seeds are compared on: each objective's, then the
     /// costs, as (name in `seeds.csv`, measure, unit, figure).
     pub fn figures(&self) -> Vec<(String, &str, &'static str, Option<f64>)> {
-        let mut out: Vec<_> =
-            self.rows.iter().map(|r| (format!("objective:{}", r.objective), r.measure.as_str(), r.unit, r.figure)).collect();
-        out.push(("utilization".into(), "utilization", "ratio", Some(self.utilization)));
-        out.push(("rejected".into(), "rejected", "count", Some(self.rejected as f64)));
-        out.push(("deferred".into(), "deferred", "count", Some(self.deferred as f64)));
-        out.push(("makespan".into(), "makespan", "s", Some(self.makespan)));
+        let mut out: Vec<_> = self
+            .rows
+            .iter()
+            .map(|r| (format!("objective:{}", r.objective), r.measure.as_str(), r.unit, r.figure))
+            .collect();
+        let costs = [
+            ("utilization", "ratio", self.utilization),
+            ("rejected", "count", self.rejected as f64),
+            ("deferred", "count", self.deferred as f64),
+            ("makespan", "s", self.makespan),
+        ];
+        // an objective on the whole run's figure already is that figure
+        let judged =
+            |m: &str| self.rows.iter().any(|r| r.measure == m && r.scope == "all" && r.class.is_none());
+        out.extend(
+            costs.into_iter().filter(|(m, ..)| !judged(m)).map(|(m, u, x)| (m.to_string(), m, u, Some(x))),
+        );
         out
     }
 }
@@ -140,7 +151,11 @@ impl Judgement {
     }
 }
 
-fn entry_scores(seeds: &[(String, Vec<SeedFigures>)], rows: &[Vec<ScoreRow>], costs: &[Costs]) -> Vec<EntryScore> {
+fn entry_scores(
+    seeds: &[(String, Vec<SeedFigures>)],
+    rows: &[Vec<ScoreRow>],
+    costs: &[Costs],
+) -> Vec<EntryScore> {
     seeds
         .iter()
         .zip(rows)
@@ -262,7 +277,12 @@ impl Uncertain {
 
     /// `weighted-cap is uncertain: `critical p99 <= 5.00 s` at 4.90 s [4.60 s, 5.20 s] straddles its bound.`
     pub fn line(&self, entries: &[EntryScore]) -> String {
-        let row = |o: &str| entries.iter().find(|e| e.policy == self.policy).and_then(|e| e.rows.iter().find(|r| r.objective == o));
+        let row = |o: &str| {
+            entries
+                .iter()
+                .find(|e| e.policy == self.policy)
+                .and_then(|e| e.rows.iter().find(|r| r.objective == o))
+        };
         let parts: Vec<String> = self
             .objectives
             .iter()
@@ -329,7 +349,8 @@ pub fn paired(entries: &[(String, Vec<SeedFigures>)], v: &Verdict) -> Vec<Paired
     }
     let ranked: Vec<&str> =
         v.passing.iter().map(String::as_str).chain(v.uncertain.iter().map(|u| u.policy.as_str())).collect();
-    let mut pairs: Vec<(&str, &str, &'static str)> = ranked.windows(2).map(|w| (w[1], w[0], "cost_order")).collect();
+    let mut pairs: Vec<(&str, &str, &'static str)> =
+        ranked.windows(2).map(|w| (w[1], w[0], "cost_order")).collect();
     let first = entries[0].0.as_str();
     for (label, _) in &entries[1..] {
         let known = pairs.iter().any(|(a, b, _)| (*a, *b) == (label, first) || (*a, *b) == (first, label));
@@ -380,7 +401,7 @@ fn show_difference(measure: &str, unit: &str, v: f64) -> String {
     match unit {
         "s" => format!("{sign}{}", human_duration(v.abs())),
         "count" => format!("{v:+.1}"),
-        _ if measure == "utilization" || measure == "sla_misses" => format!("{:+.1} pp", v * 100.0),
+        _ if measure == "utilization" || measure == "sla_misses" => format!("{:+.2} pp", v * 100.0),
         _ => format!("{v:+.3}"),
     }
 }
@@ -405,7 +426,10 @@ pub fn pair_line(pair: &[PairedDifference]) -> String {
         })
         .collect();
     if apart.is_empty() {
-        return format!("{} and {} differ within noise in every figure (paired over {n} seeds).", d.policy, d.versus);
+        return format!(
+            "{} and {} differ within noise in every figure (paired over {n} seeds).",
+            d.policy, d.versus
+        );
     }
     let within: Vec<String> = pair.iter().filter(|d| d.within_noise).map(name).collect();
     let rest = match within.is_empty() {

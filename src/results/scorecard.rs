@@ -11,9 +11,9 @@
 
 use serde::Serialize;
 
+use super::confidence;
 use crate::accounting::groups::{Group, PERCENTILES};
 use crate::accounting::{GroupStats, RunStats};
-use super::confidence;
 use crate::model::{
     ClassId, Direction, Measure, Objective, ObjectiveLimit as Limit, Scenario, TenantId, TenantScope,
 };
@@ -385,8 +385,10 @@ pub fn verdict(entries: &[EntryScore]) -> Verdict {
         return Verdict { source, passing, uncertain, failing, seeds, paired };
     }
     let has = |e: &EntryScore, status: &str| e.rows.iter().any(|r| r.status == status);
-    let mut passing: Vec<&EntryScore> = entries.iter().filter(|e| !has(e, FAIL) && !has(e, UNCERTAIN)).collect();
-    let mut uncertain: Vec<&EntryScore> = entries.iter().filter(|e| !has(e, FAIL) && has(e, UNCERTAIN)).collect();
+    let mut passing: Vec<&EntryScore> =
+        entries.iter().filter(|e| !has(e, FAIL) && !has(e, UNCERTAIN)).collect();
+    let mut uncertain: Vec<&EntryScore> =
+        entries.iter().filter(|e| !has(e, FAIL) && has(e, UNCERTAIN)).collect();
     // stable: the entries' order on ties
     let by_cost = |a: &&EntryScore, b: &&EntryScore| {
         let costs = |e: &EntryScore| -> Vec<f64> {
@@ -522,7 +524,11 @@ and no entry is named best from a single column."
             let heading = row.map_or(f.objective.clone(), |r| r.heading());
             out.push(format!("{} breaks `{heading}` first: {fig}{who}{by}{more}.", f.policy));
         }
-        out.extend(self.paired.chunk_by(|a, b| (&a.policy, &a.versus) == (&b.policy, &b.versus)).map(confidence::pair_line));
+        out.extend(
+            self.paired
+                .chunk_by(|a, b| (&a.policy, &a.versus) == (&b.policy, &b.versus))
+                .map(confidence::pair_line),
+        );
         if self.seeds <= 1 {
             out.push(confidence::ONE_SEED.into());
         }
