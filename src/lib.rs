@@ -21,6 +21,8 @@
 //! - [`run`] runs every policy of a scenario; [`sweep`] runs a grid of
 //!   points over many seeds; [`tune`] searches one for the best value that
 //!   meets requirements; [`cli`] is the command line.
+//! - [`stats`]: Student t intervals over seeds, shared by `run --seeds`,
+//!   `sweep` and `tune`.
 
 pub mod accounting;
 pub mod admission;
@@ -41,6 +43,7 @@ pub mod results;
 pub mod run;
 pub mod scenario;
 pub mod sparse_queues;
+pub mod stats;
 pub mod sweep;
 #[cfg(test)]
 mod test_rng;

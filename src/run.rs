@@ -13,6 +13,7 @@ use crate::output::tables;
 use crate::output::StagedDir;
 use crate::policy;
 use crate::policy::Policy;
+use crate::results::confidence::{Judgement, SeedFigures};
 use crate::results::document::{self, Provenance};
 use crate::results::PolicyResult;
 use crate::time::Time;
@@ -180,6 +181,20 @@ pub fn run_all(
     opts: &RunOptions,
     progress: &dyn Fn(&str, Time, u64),
 ) -> Result<(Vec<PolicyRun>, PathBuf)> {
+    run_seeds(sc, opts, progress, &|| Ok(Vec::new())).map(|(runs, dir, _)| (runs, dir))
+}
+
+/// [`run_all`], the scorecard judged over more seeds: `more_seeds` gives,
+/// per entry in the scenario's order, its figures at the seeds after the
+/// scenario's (the caller runs them, in parallel, from a later stage). It
+/// is called once the first seed's runs are done, so a bad `--out` fails
+/// before any run. The per-label files stay the first seed's.
+pub fn run_seeds(
+    sc: &Scenario,
+    opts: &RunOptions,
+    progress: &dyn Fn(&str, Time, u64),
+    more_seeds: &dyn Fn() -> Result<Vec<Vec<SeedFigures>>>,
+) -> Result<(Vec<PolicyRun>, PathBuf, Judgement)> {
     let target = opts.out.clone().unwrap_or_else(|| PathBuf::from("output").join(&sc.name));
     let provenance = Provenance {
         fairsim: env!("CARGO_PKG_VERSION").to_string(),
@@ -223,6 +238,22 @@ pub fn run_all(
         }
         runs.push(PolicyRun { spec: spec.clone(), stats, result });
     }
+    let mut more = more_seeds()?.into_iter();
+    let seeds = runs
+        .iter()
+        .map(|r| {
+            let at: Vec<SeedFigures> =
+                std::iter::once(SeedFigures::of(&r.result)).chain(more.next().unwrap_or_default()).collect();
+            (r.spec.label.clone(), at)
+        })
+        .collect();
+    let judged = Judgement::of(sc.seed, seeds);
+    // the scorecard is over the seeds; every other figure is the first seed's
+    for (r, rows) in runs.iter_mut().zip(&judged.rows) {
+        r.result.objectives = rows.clone();
+    }
+    crate::output::seeds::write_seeds(&staged.path().join("seeds.csv"), &judged)?;
+    crate::output::seeds::write_paired(&staged.path().join("seeds_paired.csv"), &judged.verdict.paired)?;
     let rows: Vec<_> = runs.iter().map(|r| &r.result).collect();
     tables::write_comparison(&staged.path().join("comparison.csv"), &rows)?;
     let results: Vec<_> = runs.iter().map(|r| (r.spec.label.as_str(), &r.result)).collect();
@@ -234,14 +265,14 @@ pub fn run_all(
     }
     let policies: Vec<_> = runs.iter().map(|r| &r.result).collect();
     let marker = staged.path().join(crate::output::folder::MARKER);
-    std::fs::write(&marker, document::to_json(&provenance, &policies))
+    std::fs::write(&marker, document::with_verdict(&provenance, &policies, &judged.verdict))
         .map_err(|e| Error::io(format!("cannot write {}", marker.display()), e))?;
     if !opts.no_plots {
         // drawn from the CSV files just written, exactly as `fairsim report` would
         crate::output::report::build(staged.path())?;
     }
     let dir = staged.commit()?;
-    Ok((runs, dir))
+    Ok((runs, dir, judged))
 }
 
 /// Notes the command-line overrides at the end of the echoed scenario, as

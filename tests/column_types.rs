@@ -275,8 +275,47 @@ const PLANNER: &[Column] = &[
     ("promoted", Int, true),
 ];
 
+/// `seeds.csv` (`run --seeds`) up to its objective columns (see [`seeds_schema`]).
+const SEEDS: &[Column] = &[
+    ("seed", Int, false),
+    ("utilization", Float, false),
+    ("rejected", Int, false),
+    ("deferred", Int, false),
+    ("makespan", Float, false),
+];
+const SEEDS_PAIRED: &[Column] = &[
+    ("policy", Text, false),
+    ("versus", Text, false),
+    ("compared", Text, false),
+    ("figure", Text, false),
+    ("measure", Text, false),
+    ("unit", Text, false),
+    ("seeds", Int, false),
+    ("difference", Float, false),
+    ("lo", Float, false),
+    ("hi", Float, false),
+    ("within_noise", Text, false),
+];
+
+/// `seeds.csv`'s columns after the policy: [`SEEDS`], then per objective
+/// its figure (a float, blank at a seed where none of its jobs started),
+/// whether it passed, and for a tenant scope whose figure it is.
+fn seeds_schema(header: &[String]) -> Vec<Column> {
+    let mut schema = SEEDS.to_vec();
+    for h in header.iter().skip(1 + SEEDS.len()) {
+        let name: &'static str = Box::leak(h.clone().into_boxed_str());
+        schema.push(match name {
+            n if n.ends_with(":pass") => (name, Text, false),
+            n if n.ends_with(":tenant") => (name, Text, true),
+            _ => (name, Float, true),
+        });
+    }
+    schema
+}
+
 /// The declared schema of each log file, by name.
 const SCHEMA: &[(&str, &[Column])] = &[
+    ("seeds_paired.csv", SEEDS_PAIRED),
     ("jobs.csv", JOBS),
     ("ticks.csv", TICKS),
     ("dispatches.csv", DISPATCHES),
@@ -349,7 +388,8 @@ fn every_csv_of_a_topology_run_loads_with_its_declared_schema() {
     let (mut loaded, mut empty) = (0, 0);
     for name in ["dedicated-pools.yaml", "strategies.yaml"] {
         let out = dir.path().join(name);
-        run(&scenario(name), &out, &["--no-plots", "--logs", "full", "--combine"]);
+        // two seeds: seeds.csv has rows at two seeds and seeds_paired.csv exists
+        run(&scenario(name), &out, &["--no-plots", "--logs", "full", "--combine", "--seeds", "2"]);
         let mut files = Vec::new();
         csv_files(&out, &mut files);
         for f in files {
@@ -358,20 +398,40 @@ fn every_csv_of_a_topology_run_loads_with_its_declared_schema() {
             if FROM_RESULTS_MODEL.contains(&file.as_str()) {
                 continue;
             }
-            let Some((_, cols)) = SCHEMA.iter().find(|(n, _)| *n == file) else {
-                problems.push(format!("{rel}: no declared schema"));
-                continue;
+            let header: Vec<String> = csv::Reader::from_path(&f)
+                .expect("csv")
+                .headers()
+                .expect("header")
+                .iter()
+                .map(String::from)
+                .collect();
+            let cols: Vec<Column> = match SCHEMA.iter().find(|(n, _)| *n == file) {
+                Some((_, cols)) => cols.to_vec(),
+                None if file == "seeds.csv" => seeds_schema(&header),
+                None => {
+                    problems.push(format!("{rel}: no declared schema"));
+                    continue;
+                }
             };
             // a top-level file is every policy's, under a leading `policy`
-            let top = f.parent() == Some(out.as_path());
+            // (seeds_paired.csv names two entries itself)
+            let top = f.parent() == Some(out.as_path()) && file != "seeds_paired.csv";
             let mut schema: Vec<Column> = if top { vec![("policy", Text, false)] } else { Vec::new() };
-            schema.extend_from_slice(cols);
+            schema.extend_from_slice(&cols);
             match load_with_schema(&f, &format!("{name}: {rel}"), &schema, &mut problems) {
                 0 => empty += 1,
                 _ => loaded += 1,
             }
         }
-        for file in ["jobs.csv", "refusals.csv", "pool_queues.csv", "routes.csv", "queues.csv"] {
+        for file in [
+            "jobs.csv",
+            "refusals.csv",
+            "pool_queues.csv",
+            "routes.csv",
+            "queues.csv",
+            "seeds.csv",
+            "seeds_paired.csv",
+        ] {
             assert!(out.join(file).is_file(), "{name}: no top-level {file}");
         }
     }

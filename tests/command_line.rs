@@ -137,8 +137,9 @@ fn stdout_holds_the_results_and_status_goes_to_stderr() {
     // header, rule, one row per policy (fifo, round_robin, priority); then
     // the scorecard of the SLA the interactive class implies (a blank line,
     // its title, header, rule, three rows), and the verdict's three lines
-    // after a blank line
-    assert_eq!(lines.len(), 5 + 7 + 4, "{stdout}");
+    // and the one-seed note after a blank line
+    assert_eq!(lines.len(), 5 + 7 + 5, "{stdout}");
+    assert!(lines[16].starts_with("one seed: no intervals"), "{stdout}");
     assert!(lines[0].starts_with("policy") && lines[2].starts_with("fifo"));
     assert_eq!((lines[5], lines[6]), ("", "scorecard"));
     assert!(lines[13].starts_with("No `objectives:` declared"), "{stdout}");

@@ -31,10 +31,11 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A bar over `labels.len()` policies of `expected_jobs` each.
-    pub fn new(labels: Vec<String>, expected_jobs: f64) -> Progress {
+    /// A bar over `labels.len()` policies of `expected_jobs` each, at
+    /// `seeds` seeds (the first seed's runs one by one, then the others).
+    pub fn new(labels: Vec<String>, expected_jobs: f64, seeds: usize) -> Progress {
         let per_policy = expected_jobs.round().max(1.0) as u64;
-        let total = per_policy.saturating_mul(labels.len().max(1) as u64);
+        let total = per_policy.saturating_mul(labels.len().max(1) as u64).saturating_mul(seeds.max(1) as u64);
         let bar = indicatif::ProgressBar::new(total);
         let status = Arc::new(Mutex::new(Status {
             label: labels.first().cloned().unwrap_or_default(),
@@ -75,6 +76,22 @@ impl Progress {
             s.line = line;
         }
         self.bar.set_position(done);
+    }
+
+    /// `done` of the `runs` after the first seed have finished. They run
+    /// in parallel without per-job progress: each counts as a policy's
+    /// expected jobs, after the first seed's.
+    pub fn seed_runs_done(&self, done: usize, runs: usize) {
+        let first = self.per_policy.saturating_mul(self.labels.len() as u64);
+        let position = first.saturating_add(self.per_policy.saturating_mul(done as u64));
+        let total = self.bar.length().unwrap_or(1);
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let left = total.saturating_sub(position) as f64 * elapsed / position.max(1) as f64;
+        if let Ok(mut s) = self.status.lock() {
+            s.label = "seeds".into();
+            s.line = format!("{done}/{runs} runs at the later seeds, ETA {}", eta(left));
+        }
+        self.bar.set_position(position);
     }
 
     pub fn finish(&self) {
@@ -174,12 +191,26 @@ mod tests {
 
     #[test]
     fn the_next_policy_is_drawn_with_its_own_label() {
-        let p = Progress::new(vec!["fifo".into(), "drr".into()], 10.0);
+        let p = Progress::new(vec!["fifo".into(), "drr".into()], 10.0, 1);
         p.update("fifo", 3_000_000, 9);
         p.update("drr", 0, 0);
         let s = p.status.lock().unwrap();
         assert_eq!(s.label, "drr");
         assert!(s.line.contains("(policy 2/2, at 0s simulated)"), "{}", s.line);
         assert_eq!(p.bar.position(), 10, "the second policy starts at half the run");
+    }
+
+    #[test]
+    fn the_bar_covers_every_seed_of_every_policy() {
+        // 2 policies x 3 seeds of 10 jobs: the first seed is a third of the bar
+        let p = Progress::new(vec!["fifo".into(), "drr".into()], 10.0, 3);
+        assert_eq!(p.bar.length(), Some(60));
+        p.update("drr", 0, 0);
+        assert_eq!(p.bar.position(), 10);
+        p.seed_runs_done(2, 4);
+        assert_eq!(p.bar.position(), 40);
+        assert!(p.status.lock().unwrap().line.starts_with("2/4 runs at the later seeds, ETA"));
+        p.seed_runs_done(4, 4);
+        assert_eq!(p.bar.position(), 60, "the last run ends the bar");
     }
 }

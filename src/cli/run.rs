@@ -11,10 +11,12 @@ use crate::error::{Error, Result};
 use crate::model::{PolicySpec, Scenario};
 use crate::output::console;
 use crate::output::load::OfferedLoad;
+use crate::results::confidence::SeedFigures;
 use crate::results::document::{shell_word, utc_iso};
 use crate::results::PolicyResult;
 use crate::run::{self, Logs, RunOptions};
 use crate::scenario;
+use crate::sweep::runner::{self, Shape};
 use crate::time::Time;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -47,6 +49,17 @@ pub struct RunArgs {
     /// Override the scenario's seed.
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Judge the scorecard over N seeds: every entry replayed at seed,
+    /// seed + 1, ..., seed + N - 1 on the same arrivals per seed (common
+    /// random numbers); each figure becomes its mean with a 95% interval, an
+    /// objective whose interval straddles its bound is `uncertain`, and
+    /// seeds.csv and seeds_paired.csv hold the figures per seed and the
+    /// paired differences. The per-label files stay the first seed's.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seeds: u64,
+    /// Runs at once for the seeds after the first (default: the number of CPUs).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// Which files to write (default: full, or summary with a notice when
     /// the logs would take more than 1 GB; give `--logs full` to insist).
     #[arg(long, value_enum)]
@@ -81,6 +94,31 @@ pub struct RunArgs {
     /// the smaller files are always gathered; docs/outputs.md).
     #[arg(long)]
     pub combine: bool,
+}
+
+/// Every entry's scorecard figures at the seeds after the first (seed + 1
+/// up to seed + seeds - 1), per entry in the scenario's order; run on
+/// `threads` threads by the sweep's runner, which puts the results back in
+/// the runs' order, so the output does not depend on the threads.
+fn later_seeds(
+    sc: &Scenario,
+    seeds: usize,
+    threads: usize,
+    done: &(dyn Fn(usize) + Sync),
+) -> Result<Vec<Vec<SeedFigures>>> {
+    if seeds <= 1 {
+        return Ok(Vec::new());
+    }
+    let mut at = sc.clone();
+    at.seed = sc.seed.wrapping_add(1);
+    let shape = Shape { points: 1, seeds: seeds - 1, policies: sc.policies.len() };
+    let figures = runner::run_all_with(&[at], shape, threads, done, &|r| SeedFigures::of(&r))?;
+    let mut per_entry: Vec<Vec<SeedFigures>> = vec![Vec::with_capacity(seeds - 1); shape.policies];
+    // run i is (seed i / policies, entry i % policies)
+    for (i, f) in figures.into_iter().enumerate() {
+        per_entry[i % shape.policies].push(f);
+    }
+    Ok(per_entry)
 }
 
 /// Loads the scenario, replacing its workload with `--trace` when given, and
@@ -122,6 +160,10 @@ fn overrides(args: &RunArgs) -> Vec<String> {
     let mut o = Vec::new();
     if let Some(seed) = args.seed {
         o.push(format!("--seed {seed}"));
+    }
+    // one seed is the default: the folder is the same without the option
+    if args.seeds > 1 {
+        o.push(format!("--seeds {}", args.seeds));
     }
     for p in &args.policies {
         o.push(format!("--policy {}", shell_word(p)));
@@ -187,6 +229,16 @@ fn choose_logs(sc: &Scenario, load: &OfferedLoad, asked: Option<LogsArg>, quiet:
 
 /// Runs `fairsim run`.
 pub fn execute(args: RunArgs) -> Result<()> {
+    if args.seeds == 0 {
+        return Err(Error::Usage(
+            "--seeds 0: give at least 1 (the default, one seed; --seeds 10 gives 95% intervals)".into(),
+        ));
+    }
+    let seeds =
+        usize::try_from(args.seeds).map_err(|_| Error::Usage(format!("--seeds {}: too many", args.seeds)))?;
+    if args.jobs == Some(0) {
+        return Err(Error::Usage("--jobs 0: give at least 1 (default: the number of CPUs)".into()));
+    }
     let (mut sc, inline) = load_for_run(&args)?;
     if !args.output.quiet || sc.traces.iter().any(|t| t.scan.bad_rows > 0) {
         eprint!("{}", trace_report(&sc));
@@ -216,14 +268,23 @@ pub fn execute(args: RunArgs) -> Result<()> {
     };
     let show_progress = !args.output.quiet && std::io::stderr().is_terminal();
     let labels: Vec<String> = sc.policies.iter().map(|p| p.label.clone()).collect();
-    let bar = show_progress.then(|| super::progress::Progress::new(labels, load.jobs));
+    let bar = show_progress.then(|| super::progress::Progress::new(labels, load.jobs, seeds));
     let progress = |label: &str, t: Time, jobs: u64| {
         if let Some(b) = &bar {
             b.update(label, t, jobs);
         }
     };
+    let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let more_seeds = || -> Result<Vec<Vec<SeedFigures>>> {
+        let runs_done = |n: usize| {
+            if let Some(b) = &bar {
+                b.seed_runs_done(n, (seeds - 1) * sc.policies.len());
+            }
+        };
+        later_seeds(&sc, seeds, threads, &runs_done)
+    };
     let started = std::time::Instant::now();
-    let (runs, dir) = run::run_all(&sc, &opts, &progress)?;
+    let (runs, dir, judged) = run::run_seeds(&sc, &opts, &progress, &more_seeds)?;
     if let Some(b) = bar {
         b.finish();
     }
@@ -238,10 +299,11 @@ pub fn execute(args: RunArgs) -> Result<()> {
         }
         FormatArg::Table if !args.output.quiet => {
             print!("{}", console::table(&rows));
-            print!("{}", console::scorecard(&rows));
+            print!("{}", console::scorecard(&rows, &judged));
+            let over = if seeds > 1 { format!(" x {seeds} seeds") } else { String::new() };
             // stdout holds the results only, for pipes
             eprintln!(
-                "\n{} policies, {} jobs each, in {:.2}s; results in {}",
+                "\n{} policies{over}, {} jobs each, in {:.2}s; results in {}",
                 runs.len(),
                 runs.first().map(|r| r.stats.all.jobs).unwrap_or(0),
                 started.elapsed().as_secs_f64(),

@@ -3,7 +3,8 @@
 //! model ([`crate::results`]); times in human units, column headings from
 //! its catalogue ([`crate::results::title`]).
 
-use crate::results::scorecard::{verdict, EntryScore};
+use crate::results::confidence::{show_interval, Interval, Judgement};
+use crate::results::scorecard::show;
 use crate::results::{human_duration, title, PolicyResult, Scope, Secs};
 
 /// Longest tenant or label shown in the table; the CSV files keep the rest.
@@ -74,12 +75,15 @@ pub fn table(results: &[&PolicyResult]) -> String {
 }
 
 /// The scorecard (each objective's figure per entry, pass or FAIL, and the
-/// cost columns) and the verdict.
-pub fn scorecard(results: &[&PolicyResult]) -> String {
-    let entries: Vec<EntryScore> = results.iter().map(|r| r.entry_score()).collect();
-    let v = verdict(&entries);
+/// cost columns) and the verdict; over several seeds, one row per entry
+/// and objective (the intervals would make a column per objective too wide).
+pub fn scorecard(results: &[&PolicyResult], judged: &Judgement) -> String {
+    let entries = judged.entries();
+    let v = &judged.verdict;
     let mut s = String::new();
-    if let Some(first) = results.first().filter(|r| !r.objectives.is_empty()) {
+    if v.seeds > 1 {
+        s.push_str(&over_seeds(results, judged));
+    } else if let Some(first) = results.first().filter(|r| !r.objectives.is_empty()) {
         let mut header = vec!["policy".to_string()];
         header.extend(first.objectives.iter().map(|o| o.heading()));
         header.extend(["utilization", "rejected", "deferred", "makespan"].map(|c| title(c).to_string()));
@@ -105,9 +109,62 @@ pub fn scorecard(results: &[&PolicyResult]) -> String {
     s
 }
 
+/// The scorecard over several seeds: per entry, each objective's mean with
+/// its interval and status, then the costs' means and intervals.
+fn over_seeds(results: &[&PolicyResult], judged: &Judgement) -> String {
+    let n = judged.verdict.seeds;
+    let mut s = String::new();
+    if results.iter().any(|r| !r.objectives.is_empty()) {
+        let mut rows =
+            vec![["policy", "objective", "figure [95% interval]", "status"].map(String::from).to_vec()];
+        for r in results {
+            for (i, o) in r.objectives.iter().enumerate() {
+                let fig = o.figure.map_or("-".into(), |f| show(&o.measure, o.unit, f));
+                let who = o.tenant.as_ref().map_or(String::new(), |t| format!(" ({})", short(t)));
+                let status = if o.status == "fail" { "FAIL" } else { o.status };
+                rows.push(vec![
+                    if i == 0 { short(&r.comparison.policy) } else { String::new() },
+                    o.heading(),
+                    format!("{fig}{}{who}", show_interval(&o.measure, o.unit, o.lo, o.hi)),
+                    status.to_string(),
+                ]);
+            }
+        }
+        s.push_str(&format!("\nscorecard over {n} seeds: the mean of each figure and its 95% interval\n"));
+        s.push_str(&layout_with(&rows, 2));
+    }
+    let cost = |measure: &str, unit: &str, i: &Interval| {
+        let interval = match (i.lo, i.hi) {
+            (Some(lo), Some(hi)) if lo != hi => show_interval(measure, unit, i.lo, i.hi),
+            _ => String::new(),
+        };
+        format!("{}{interval}", show(measure, unit, i.mean))
+    };
+    let mut rows = vec![["policy", "utilization", "rejected", "deferred", "makespan"]
+        .map(|c| title(c).to_string())
+        .to_vec()];
+    for (r, c) in results.iter().zip(&judged.costs) {
+        rows.push(vec![
+            short(&r.comparison.policy),
+            cost("utilization", "ratio", &c.utilization),
+            cost("rejected", "count", &c.rejected),
+            cost("deferred", "count", &c.deferred),
+            cost("makespan", "s", &c.makespan),
+        ]);
+    }
+    s.push_str(&format!("\ncosts over {n} seeds (an interval where the seeds differ)\n"));
+    s.push_str(&layout(&rows));
+    s
+}
+
 /// Rows as aligned text: the first column left-aligned, the others
 /// right-aligned, a rule under the header.
 fn layout(table: &[Vec<String>]) -> String {
+    layout_with(table, 1)
+}
+
+/// [`layout`] with the first `left` columns left-aligned.
+fn layout_with(table: &[Vec<String>], left: usize) -> String {
     let n = table.first().map_or(0, Vec::len);
     let widths: Vec<usize> =
         (0..n).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
@@ -119,7 +176,7 @@ fn layout(table: &[Vec<String>]) -> String {
             .map(|(c, v)| {
                 // padded by hand: a `{:>w$}` width past 65,535 panics
                 let pad = " ".repeat(widths[c] - v.chars().count());
-                if c == 0 {
+                if c < left {
                     format!("{v}{pad}")
                 } else {
                     format!("{pad}{v}")

@@ -11,6 +11,7 @@ pub mod estimate;
 pub mod folder;
 pub mod load;
 pub mod report;
+pub mod seeds;
 pub mod tables;
 pub mod topology;
 

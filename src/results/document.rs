@@ -42,10 +42,21 @@ struct Document<'a> {
     verdict: Option<Verdict>,
 }
 
-/// The document as pretty-printed JSON with a final newline.
+/// The document as pretty-printed JSON with a final newline, the verdict
+/// that of the policies' figures (one seed).
 pub fn to_json(provenance: &Provenance, policies: &[&PolicyResult]) -> String {
     let verdict = (!policies.is_empty())
         .then(|| verdict(&policies.iter().map(|p| p.entry_score()).collect::<Vec<_>>()));
+    document(provenance, policies, verdict)
+}
+
+/// [`to_json`] with the verdict given (over several seeds: see
+/// [`super::confidence::Judgement`]).
+pub fn with_verdict(provenance: &Provenance, policies: &[&PolicyResult], verdict: &Verdict) -> String {
+    document(provenance, policies, Some(verdict.clone()))
+}
+
+fn document(provenance: &Provenance, policies: &[&PolicyResult], verdict: Option<Verdict>) -> String {
     let doc = Document { schema: SCHEMA, provenance, policies, verdict };
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');

@@ -9,6 +9,7 @@
 //! test compares with the catalogue).
 
 pub mod cells;
+pub mod confidence;
 pub mod document;
 pub mod scorecard;
 pub mod table;

@@ -11,6 +11,7 @@
 
 use serde::Serialize;
 
+use super::confidence;
 use crate::accounting::groups::{Group, PERCENTILES};
 use crate::accounting::{GroupStats, RunStats};
 use crate::model::{
@@ -95,6 +96,13 @@ pub struct ScoreRow {
     pub margin: Option<f64>,
     /// A cost limit (the verdict orders the passing entries by these).
     pub cost: bool,
+    /// Seeds the figure is the mean over (`fairsim run --seeds N`); 1 by default.
+    pub seeds: usize,
+    /// The 95% Student t interval of the mean over the seeds; empty with one seed.
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    /// `pass`, `fail`, or `uncertain` when the interval straddles the bound.
+    pub status: &'static str,
 }
 
 impl ScoreRow {
@@ -121,9 +129,23 @@ impl ScoreRow {
             pass: get("pass") == "true",
             margin: num("margin"),
             cost: get("cost") == "true",
+            // a file written before `--seeds` is one seed's
+            seeds: num("seeds").map_or(1, |n| n as usize),
+            lo: num("lo"),
+            hi: num("hi"),
+            status: match get("status") {
+                "" if get("pass") == "true" => PASS,
+                "" => FAIL,
+                w => [PASS, FAIL, UNCERTAIN].into_iter().find(|s| *s == w).unwrap_or(FAIL),
+            },
         }
     }
 }
+
+/// The statuses of a scorecard row.
+pub const PASS: &str = "pass";
+pub const FAIL: &str = "fail";
+pub const UNCERTAIN: &str = "uncertain";
 
 /// The measure as a column name.
 fn measure_name(m: Measure) -> String {
@@ -291,6 +313,10 @@ fn evaluate_one(
         pass,
         margin,
         cost: o.cost,
+        seeds: 1,
+        lo: None,
+        hi: None,
+        status: if pass { PASS } else { FAIL },
     }
 }
 
@@ -319,6 +345,9 @@ pub struct Failure {
     pub by: Option<f64>,
     /// How many of the entry's objectives it breaks.
     pub broken: usize,
+    /// The figure's 95% interval over the seeds; empty with one seed.
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
 }
 
 /// The verdict over every entry of a run.
@@ -331,8 +360,16 @@ pub struct Verdict {
     /// deferred jobs (fewer first), makespan (shorter first); the entries'
     /// order on ties.
     pub passing: Vec<String>,
+    /// The entries that break no objective for certain but have one whose
+    /// interval straddles its bound, cheapest first (as `passing`).
+    pub uncertain: Vec<confidence::Uncertain>,
     /// Every other entry, in the entries' order.
     pub failing: Vec<Failure>,
+    /// Seeds every figure is the mean over.
+    pub seeds: usize,
+    /// Paired differences between entries over the seeds (empty with one
+    /// seed; see [`confidence::paired`]).
+    pub paired: Vec<confidence::PairedDifference>,
 }
 
 /// The verdict over `entries` (in the run's order).
@@ -342,12 +379,18 @@ pub fn verdict(entries: &[EntryScore]) -> Verdict {
         Some(r) if r.source == "sla" => Source::Sla,
         Some(_) => Source::Declared,
     };
+    let seeds = entries.iter().flat_map(|e| &e.rows).map(|r| r.seeds).max().unwrap_or(1);
     if source == Source::None {
-        return Verdict { source, passing: Vec::new(), failing: Vec::new() };
+        let (passing, uncertain, failing, paired) = Default::default();
+        return Verdict { source, passing, uncertain, failing, seeds, paired };
     }
-    let mut passing: Vec<&EntryScore> = entries.iter().filter(|e| e.rows.iter().all(|r| r.pass)).collect();
+    let has = |e: &EntryScore, status: &str| e.rows.iter().any(|r| r.status == status);
+    let mut passing: Vec<&EntryScore> =
+        entries.iter().filter(|e| !has(e, FAIL) && !has(e, UNCERTAIN)).collect();
+    let mut uncertain: Vec<&EntryScore> =
+        entries.iter().filter(|e| !has(e, FAIL) && has(e, UNCERTAIN)).collect();
     // stable: the entries' order on ties
-    passing.sort_by(|a, b| {
+    let by_cost = |a: &&EntryScore, b: &&EntryScore| {
         let costs = |e: &EntryScore| -> Vec<f64> {
             // lower is cheaper: a cost figure further inside its bound comes first
             e.rows.iter().filter(|r| r.cost).map(|r| -r.margin.unwrap_or(f64::INFINITY)).collect()
@@ -361,11 +404,13 @@ pub fn verdict(entries: &[EntryScore]) -> Verdict {
             .chain([ka.0.total_cmp(&kb.0), ka.1.total_cmp(&kb.1), ka.2.total_cmp(&kb.2)])
             .find(|o| o.is_ne())
             .unwrap_or(std::cmp::Ordering::Equal)
-    });
+    };
+    passing.sort_by(by_cost);
+    uncertain.sort_by(by_cost);
     let failing = entries
         .iter()
         .filter_map(|e| {
-            let first = e.rows.iter().find(|r| !r.pass)?;
+            let first = e.rows.iter().find(|r| r.status == FAIL)?;
             Some(Failure {
                 policy: e.policy.clone(),
                 objective: first.objective.clone(),
@@ -374,11 +419,20 @@ pub fn verdict(entries: &[EntryScore]) -> Verdict {
                 unit: first.unit,
                 tenant: first.tenant.clone(),
                 by: first.margin.map(|m| -m),
-                broken: e.rows.iter().filter(|r| !r.pass).count(),
+                broken: e.rows.iter().filter(|r| r.status == FAIL).count(),
+                lo: first.lo,
+                hi: first.hi,
             })
         })
         .collect();
-    Verdict { source, passing: passing.iter().map(|e| e.policy.clone()).collect(), failing }
+    Verdict {
+        source,
+        passing: passing.iter().map(|e| e.policy.clone()).collect(),
+        uncertain: uncertain.iter().map(|e| confidence::Uncertain::of(e)).collect(),
+        failing,
+        seeds,
+        paired: Vec::new(),
+    }
 }
 
 /// A figure as the terminal and the reports show it: times in human units,
@@ -387,6 +441,8 @@ pub fn verdict(entries: &[EntryScore]) -> Verdict {
 pub fn show(measure: &str, unit: &str, v: f64) -> String {
     match unit {
         "s" => super::human_duration(v),
+        // a mean over seeds may fall between two counts
+        "count" if v.fract() != 0.0 => format!("{v:.1}"),
         "count" => format!("{v:.0}"),
         _ if measure == "utilization" || measure == "sla_misses" => format!("{:.1}%", v * 100.0),
         _ => format!("{v:.3}"),
@@ -400,11 +456,17 @@ impl ScoreRow {
         format!("{} {op} {}", self.objective, show(&self.measure, self.unit, self.bound))
     }
 
-    /// The figure (`-` when none), whose it is, and pass or FAIL.
+    /// The figure (`-` when none), its interval over the seeds when there
+    /// is one, whose it is, and pass, FAIL or uncertain.
     pub fn cell(&self) -> String {
         let fig = self.figure.map_or("-".into(), |f| show(&self.measure, self.unit, f));
+        let interval = confidence::show_interval(&self.measure, self.unit, self.lo, self.hi);
         let who = self.tenant.as_ref().map_or(String::new(), |t| format!(" ({t})"));
-        format!("{fig}{who} {}", if self.pass { "pass" } else { "FAIL" })
+        let status = match self.status {
+            FAIL => "FAIL",
+            s => s,
+        };
+        format!("{fig}{interval}{who} {status}")
     }
 }
 
@@ -429,15 +491,21 @@ and no entry is named best from a single column."
             Source::Declared => {}
         }
         let n = entries.len();
+        let mut certainly = "";
+        if self.seeds > 1 {
+            out.push(confidence::seeds_line(self.seeds));
+            certainly = " with certainty";
+        }
         if self.passing.is_empty() {
-            out.push(format!("None of the {n} entries meets every objective."));
+            out.push(format!("None of the {n} entries meets every objective{certainly}."));
         } else {
             out.push(format!(
-                "{} of {n} entries meet every objective, cheapest first: {}.",
+                "{} of {n} entries meet every objective{certainly}, cheapest first: {}.",
                 self.passing.len(),
                 self.passing.join(", ")
             ));
         }
+        out.extend(self.uncertain.iter().map(|u| u.line(entries)));
         for f in &self.failing {
             let row = entries
                 .iter()
@@ -446,6 +514,7 @@ and no entry is named best from a single column."
             let measure = row.map_or("", |r| r.measure.as_str());
             let fig =
                 f.figure.map_or("no figure (none of its jobs started)".into(), |v| show(measure, f.unit, v));
+            let fig = fig + &confidence::show_interval(measure, f.unit, f.lo, f.hi);
             let who = f.tenant.as_ref().map_or(String::new(), |t| format!(" ({t})"));
             let by = f.by.map_or(String::new(), |b| format!(", off by {}", show(measure, f.unit, b)));
             let more = match f.broken {
@@ -454,6 +523,14 @@ and no entry is named best from a single column."
             };
             let heading = row.map_or(f.objective.clone(), |r| r.heading());
             out.push(format!("{} breaks `{heading}` first: {fig}{who}{by}{more}.", f.policy));
+        }
+        out.extend(
+            self.paired
+                .chunk_by(|a, b| (&a.policy, &a.versus) == (&b.policy, &b.versus))
+                .map(confidence::pair_line),
+        );
+        if self.seeds <= 1 {
+            out.push(confidence::ONE_SEED.into());
         }
         out
     }
@@ -479,6 +556,10 @@ mod tests {
             pass,
             margin: Some(margin),
             cost,
+            seeds: 1,
+            lo: None,
+            hi: None,
+            status: if pass { PASS } else { FAIL },
         }
     }
 

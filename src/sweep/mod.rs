@@ -4,7 +4,7 @@
 //!
 //! - [`grid`]: the `--set` options, their cartesian product, each point's scenario text.
 //! - [`runner`]: the runs, numbered and spread over threads.
-//! - [`stats`]: Student t intervals, paired and unpaired.
+//! - [`stats`]: Student t intervals, paired and unpaired (the crate's [`crate::stats`]).
 //! - [`output`]: `runs.csv`, `sweep.csv`, `paired.csv`, and the folder's other files.
 //! - [`shard`]: `--shard I/N`, a deterministic part of the runs for one machine.
 //! - [`merge`]: `fairsim merge`, shard folders into the folder one sweep writes.
@@ -25,7 +25,8 @@ pub mod output;
 pub mod report;
 pub mod runner;
 pub mod shard;
-pub mod stats;
+/// The intervals live below every stage (`run --seeds` judges with them too).
+pub use crate::stats;
 pub mod svg;
 
 use std::io::IsTerminal;

@@ -20,7 +20,7 @@ use crate::time::{parse_duration, to_secs_f64, Time};
 /// File names a results folder holds beside the policies' folders; a label
 /// may not take one of them (compared without case, for file systems that
 /// ignore it).
-pub const RESERVED_LABELS: [&str; 23] = [
+pub const RESERVED_LABELS: [&str; 25] = [
     "charts",
     "report.html",
     "comparison.csv",
@@ -30,6 +30,9 @@ pub const RESERVED_LABELS: [&str; 23] = [
     "resources.csv",
     "scorecard.csv",
     "tenant_classes.csv",
+    // the scorecard's figures per seed and its paired differences (`run --seeds`)
+    "seeds.csv",
+    "seeds_paired.csv",
     // the top-level long tables (crate::output::combined)
     "tenants.csv",
     "classes.csv",
