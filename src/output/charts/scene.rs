@@ -23,6 +23,11 @@ pub struct Scene {
 }
 
 impl Scene {
+    /// A scene with only a name (a scenario this fairsim cannot load).
+    pub fn named(name: Option<String>) -> Scene {
+        Scene { name, ..Scene::default() }
+    }
+
     /// The scene of a loaded scenario.
     pub fn of(sc: &Scenario) -> Scene {
         let slas = sc.classes.iter().filter_map(|c| Some((c.name.clone(), to_secs_f64(c.sla?)))).collect();
