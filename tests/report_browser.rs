@@ -131,8 +131,12 @@ fn assert_scorecard_matches(html: &str, score: &[HashMap<String, String>]) {
     let rows: Vec<Vec<String>> = table.split("<tr>").skip(2).map(|r| texts(r, "td")).collect();
     let mut checked = 0;
     for r in score {
-        let row = rows.iter().find(|c| c[0] == r["policy"]).unwrap_or_else(|| panic!("no row {}", r["policy"]));
-        let k = score.iter().filter(|s| s["policy"] == r["policy"]).position(|s| s["objective"] == r["objective"]);
+        let row =
+            rows.iter().find(|c| c[0] == r["policy"]).unwrap_or_else(|| panic!("no row {}", r["policy"]));
+        let k = score
+            .iter()
+            .filter(|s| s["policy"] == r["policy"])
+            .position(|s| s["objective"] == r["objective"]);
         let shown = &row[1 + k.expect("objective")];
         let (rest, word) = shown.rsplit_once(' ').expect("figure and word");
         assert_eq!(word, if r["pass"] == "true" { "pass" } else { "FAIL" }, "{shown}");
@@ -145,7 +149,12 @@ fn assert_scorecard_matches(html: &str, score: &[HashMap<String, String>]) {
         };
         let want: f64 = r["figure"].parse().expect("figure");
         let (got, tolerance) = read_shown(figure);
-        assert!((got - want).abs() <= tolerance + 1e-9, "{} {}: shown {figure}, file {want}", r["policy"], r["objective"]);
+        assert!(
+            (got - want).abs() <= tolerance + 1e-9,
+            "{} {}: shown {figure}, file {want}",
+            r["policy"],
+            r["objective"]
+        );
         checked += 1;
     }
     assert_eq!(checked, 20, "4 entries x 5 objectives");
@@ -177,7 +186,8 @@ fn chromium_renders_the_verdict_and_the_scorecard_of_scorecard_csv() {
     assert_scorecard_matches(&dom, &score);
     // the sections stand in a design review's order
     let at = |id: &str| dom.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("no #{id}"));
-    let order = ["question", "contenders", "scorecard", "trade-off", "comparison", "classes", "tenants", "caveats"];
+    let order =
+        ["question", "contenders", "scorecard", "trade-off", "comparison", "classes", "tenants", "caveats"];
     assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "sections out of order");
 }
 
@@ -205,7 +215,10 @@ fn the_trade_off_marks_the_passing_entries_and_the_question_names_the_flood() {
         let text = svg
             .split("<text")
             .skip(1)
-            .find(|t| t.split_once('>').is_some_and(|(_, rest)| rest.split('<').next().unwrap_or("").trim() == label))
+            .find(|t| {
+                t.split_once('>')
+                    .is_some_and(|(_, rest)| rest.split('<').next().unwrap_or("").trim() == label)
+            })
             .unwrap_or_else(|| panic!("no label {label} on the trade-off chart"));
         let (x, y) = (attr(text, "x"), attr(text, "y"));
         // the legend's two shapes sit right of the plot: the nearest circle is the point's
@@ -266,7 +279,10 @@ fn seeds_columns_show_intervals_and_uncertain() {
     std::fs::write(&path, edited).unwrap();
     fairsim().arg("report").arg(&out).assert().success();
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(html.contains("<td class=\"n uncertain\">2.22 s [50.0 s, 1m 10s] (t04) uncertain</td>"), "interval shown");
+    assert!(
+        html.contains("<td class=\"n uncertain\">2.22 s [50.0 s, 1m 10s] (t04) uncertain</td>"),
+        "interval shown"
+    );
     assert!(html.contains("weighted-cap on `all but flood wait_p99`"), "the uncertain objective named");
     assert!(html.contains("5 seeds: each figure is the mean over 5 replays"), "caveat");
 }

@@ -353,7 +353,10 @@ fn render_html(p: &Page) -> String {
     contenders::section(run, &mut h);
     verdict::section(run.scorecard, run.comparison, &mut h);
     if let Some((c, note)) = p.tradeoff {
-        h.push_str(&format!("<h2 id=\"trade-off\">The trade-off</h2>\n<p class=\"note\">{}</p>\n", esc(note)));
+        h.push_str(&format!(
+            "<h2 id=\"trade-off\">The trade-off</h2>\n<p class=\"note\">{}</p>\n",
+            esc(note)
+        ));
         figure(c, &mut h);
     }
     h.push_str("<h2 id=\"comparison\">Evidence: the comparison</h2>\n");
@@ -395,7 +398,10 @@ then the largest p99 among the other {collapsed} (all of them are in each policy
         None => h.push_str("<p class=\"note\">The summaries have no tenant rows.</p>\n"),
     }
     for (i, l) in labels.iter().enumerate() {
-        h.push_str(&format!("<h2 id=\"policy-{0}\">Evidence: entry {0}</h2>\n<h3>summary.csv</h3>\n", esc(l)));
+        h.push_str(&format!(
+            "<h2 id=\"policy-{0}\">Evidence: entry {0}</h2>\n<h3>summary.csv</h3>\n",
+            esc(l)
+        ));
         let (shown, collapsed) = summary_view(&run.summaries[i].1);
         if collapsed > 0 {
             h.push_str(&format!(
@@ -432,7 +438,11 @@ fn nav(p: &Page, h: &mut String) {
         items.push(("trade-off", "The trade-off".into()));
     }
     items.push(("comparison", "Evidence: the comparison".into()));
-    if p.run.summaries.first().is_some_and(|(_, t)| t.rows.iter().filter(|r| r.first().is_some_and(|s| s == "class")).count() > 1) {
+    if p.run
+        .summaries
+        .first()
+        .is_some_and(|(_, t)| t.rows.iter().filter(|r| r.first().is_some_and(|s| s == "class")).count() > 1)
+    {
         items.push(("classes", "Evidence: per class".into()));
     }
     items.push(("tenants", "Evidence: tenants across entries".into()));

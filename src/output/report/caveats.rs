@@ -20,7 +20,9 @@ fn oracle_users(sc: &Scenario) -> Vec<String> {
             let work = matches!(p.params.value("cost"), Some(Value::Word("work")));
             let oracle = !matches!(p.params.value("charge"), Some(Value::Word(w)) if *w != "oracle");
             let run = sc.for_run(p);
-            let backlog = run.admission.iter().any(|r| matches!(r.limit, Limit::Delay { predict: Predictor::Backlog, .. } | Limit::QueuedWork(_)));
+            let backlog = run.admission.iter().any(|r| {
+                matches!(r.limit, Limit::Delay { predict: Predictor::Backlog, .. } | Limit::QueuedWork(_))
+            });
             (work && oracle) || backlog
         })
         .map(|p| p.label.clone())
@@ -50,7 +52,9 @@ fn per_entry(items: &[(String, u64)]) -> String {
 fn replays_trace(run: &Run) -> bool {
     match run.sc {
         Some(sc) => !sc.traces.is_empty(),
-        None => run.yaml.is_some_and(|y| y.lines().any(|l| l.contains("--trace") || l.trim_start().starts_with("- trace:"))),
+        None => run.yaml.is_some_and(|y| {
+            y.lines().any(|l| l.contains("--trace") || l.trim_start().starts_with("- trace:"))
+        }),
     }
 }
 
@@ -61,8 +65,14 @@ pub(super) fn caveats(run: &Run) -> Vec<String> {
     let ideal = "The estimator is ideal: wherever a policy or an admission rule uses a job's service time before it runs \
 (work-based charging, a backlog's predicted delay), fairsim gives it the true service, which no real scheduler knows";
     out.push(match users.as_slice() {
-        [] => format!("{ideal}. No entry here orders or admits by service time, so this does not flatter any of them."),
-        u => format!("{ideal}; here {} do{}, so in production they would do somewhat worse.", esc(&and_list(u)), if u.len() == 1 { "es" } else { "" }),
+        [] => format!(
+            "{ideal}. No entry here orders or admits by service time, so this does not flatter any of them."
+        ),
+        u => format!(
+            "{ideal}; here {} do{}, so in production they would do somewhat worse.",
+            esc(&and_list(u)),
+            if u.len() == 1 { "es" } else { "" }
+        ),
     });
     let n = seeds(run.scorecard);
     let seed = run.sc.map_or(String::new(), |sc| format!(" ({})", sc.seed));

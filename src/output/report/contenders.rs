@@ -6,7 +6,7 @@
 use super::words::{and_list, count, plural, some_of};
 use super::{esc, Run};
 use crate::model::{
-    AdmissionChoice, Poll, PolicySpec, RouteAction, Scenario, Spare, Throttle, TopologySpec, Value,
+    AdmissionChoice, PolicySpec, Poll, RouteAction, Scenario, Spare, Throttle, TopologySpec, Value,
 };
 use crate::results::human_duration;
 use crate::time::to_secs_f64;
@@ -29,18 +29,17 @@ fn value(v: &Value, sc: &Scenario) -> String {
         Value::Word(w) => w.to_string(),
         Value::Tenants(ts) => some_of(&ts.iter().map(tenant).collect::<Vec<_>>(), NAMED),
         Value::Class(c) => class(c),
-        Value::ClassFractions(f) => f.iter().map(|(c, x)| format!("{} {x}", class(c))).collect::<Vec<_>>().join(", "),
+        Value::ClassFractions(f) => {
+            f.iter().map(|(c, x)| format!("{} {x}", class(c))).collect::<Vec<_>>().join(", ")
+        }
         Value::Policy(p) => policy_words(p, sc),
     }
 }
 
 /// `drr (cost work, quantum 1s)`.
 fn policy_words(p: &PolicySpec, sc: &Scenario) -> String {
-    let params: Vec<String> = p
-        .params
-        .names()
-        .filter_map(|n| Some(format!("{n} {}", value(p.params.value(n)?, sc))))
-        .collect();
+    let params: Vec<String> =
+        p.params.names().filter_map(|n| Some(format!("{n} {}", value(p.params.value(n)?, sc)))).collect();
     match params.is_empty() {
         true => p.kind.clone(),
         false => format!("{} ({})", p.kind, params.join(", ")),
@@ -117,7 +116,8 @@ fn topology(t: &TopologySpec, sc: &Scenario) -> String {
                 format!(" weighted {}", w.join(":"))
             }
         };
-        let batch = if p.batch > 1 { format!(", claiming {} jobs per fetch", p.batch) } else { String::new() };
+        let batch =
+            if p.batch > 1 { format!(", claiming {} jobs per fetch", p.batch) } else { String::new() };
         format!(
             "pool {} of {} worker{} polling {}{poll}{batch}",
             p.name,
@@ -127,7 +127,8 @@ fn topology(t: &TopologySpec, sc: &Scenario) -> String {
         )
     };
     let n = t.pools.len();
-    let one_each = n > NAMED && t.pools.iter().all(|p| p.queues.len() == 1 && p.workers == t.pools[0].workers);
+    let one_each =
+        n > NAMED && t.pools.iter().all(|p| p.queues.len() == 1 && p.workers == t.pools[0].workers);
     if one_each {
         let w = t.pools[0].workers;
         parts.push(format!(
@@ -156,7 +157,11 @@ fn entry(p: &PolicySpec, sc: &Scenario) -> String {
         None => {
             let what = info.map_or(String::new(), |i| format!(": {}", esc(i.summary)));
             let w = sc.workers;
-            let pool = if w == u32::MAX { "the pool".into() } else { format!("all {} workers", count(u64::from(w))) };
+            let pool = if w == u32::MAX {
+                "the pool".into()
+            } else {
+                format!("all {} workers", count(u64::from(w)))
+            };
             parts.push(format!("policy {ordering}{what}; one queue served by {pool}"));
         }
     }

@@ -23,14 +23,25 @@ fn class_table(labels: &[String], summaries: &[(PathBuf, Table)]) -> Option<Tabl
             .rows
             .iter()
             .filter(|r| cell(t, r, "scope") == "class")
-            .map(|r| (cell(t, r, "name").into(), cell(t, r, "wait_p99").into(), cell(t, r, "sla_misses").into()))
+            .map(|r| {
+                (cell(t, r, "name").into(), cell(t, r, "wait_p99").into(), cell(t, r, "sla_misses").into())
+            })
             .collect();
         for (c, _, _) in &rows {
             if !classes.contains(c) {
                 classes.push(c.clone());
             }
         }
-        cells.push(classes.iter().map(|c| rows.iter().find(|r| &r.0 == c).map_or_else(Default::default, |r| (r.1.clone(), r.2.clone()))).collect());
+        cells.push(
+            classes
+                .iter()
+                .map(|c| {
+                    rows.iter()
+                        .find(|r| &r.0 == c)
+                        .map_or_else(Default::default, |r| (r.1.clone(), r.2.clone()))
+                })
+                .collect(),
+        );
     }
     if classes.len() < 2 {
         return None;
@@ -80,11 +91,14 @@ fn worst_table(labels: &[String], tc: &Table) -> Table {
                     .rows
                     .iter()
                     .filter(|r| cell(tc, r, "policy") == l && cell(tc, r, "class") == c)
-                    .filter_map(|r| Some((cell(tc, r, "wait_p99").parse::<f64>().ok()?, cell(tc, r, "tenant"))))
+                    .filter_map(|r| {
+                        Some((cell(tc, r, "wait_p99").parse::<f64>().ok()?, cell(tc, r, "tenant")))
+                    })
                     .collect();
                 // worst first; ties by name, so the cell does not depend on the file's order
                 w.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-                let named: Vec<String> = w.iter().take(WORST).map(|(p, t)| format!("{t} {}", duration(*p))).collect();
+                let named: Vec<String> =
+                    w.iter().take(WORST).map(|(p, t)| format!("{t} {}", duration(*p))).collect();
                 let more = w.len().saturating_sub(WORST);
                 let tail = if more > 0 { format!(", … {more} more") } else { String::new() };
                 row.push(format!("{}{tail}", named.join(", ")));
@@ -97,7 +111,12 @@ fn worst_table(labels: &[String], tc: &Table) -> Table {
 }
 
 /// Writes the section; nothing with fewer than two classes with jobs.
-pub(super) fn section(labels: &[String], summaries: &[(PathBuf, Table)], tc: Option<&Table>, out: &mut String) {
+pub(super) fn section(
+    labels: &[String],
+    summaries: &[(PathBuf, Table)],
+    tc: Option<&Table>,
+    out: &mut String,
+) {
     let Some(t) = class_table(labels, summaries) else { return };
     out.push_str("<h2 id=\"classes\">Evidence: per class</h2>\n");
     out.push_str("<p class=\"note\">Each class's p99 wait under each entry (and its jobs that waited past the class's SLA).</p>\n");

@@ -65,7 +65,11 @@ fn pool(sc: &Scenario) -> String {
 /// The classes that have jobs, in words.
 fn classes(sc: &Scenario, run: &Run) -> Option<String> {
     let with_jobs: Vec<String> = run.summaries.first().map_or(Vec::new(), |(_, t)| {
-        t.rows.iter().filter(|r| cell(t, r, "scope") == "class").map(|r| cell(t, r, "name").to_string()).collect()
+        t.rows
+            .iter()
+            .filter(|r| cell(t, r, "scope") == "class")
+            .map(|r| cell(t, r, "name").to_string())
+            .collect()
     });
     let mut declared: Vec<&crate::model::ClassSpec> = sc.classes.iter().collect();
     // most urgent first, as the scheduler sees them; stable for equal priorities
@@ -168,8 +172,14 @@ pub(super) fn section(run: &Run, out: &mut String) {
     let total: u64 = jobs.iter().map(|j| j.1).sum();
     let mut p = Vec::new();
     if let Some(sc) = run.sc {
-        let pooled = run.labels.len() - sc.policies.iter().filter(|e| e.topology.is_some()).count();
-        let topo = match sc.policies.iter().filter(|e| e.topology.is_some()).count() {
+        // the entries of this folder: `--policy` may have replaced the file's list
+        let topologies = run
+            .labels
+            .iter()
+            .filter(|l| sc.policies.iter().any(|e| &e.label == *l && e.topology.is_some()))
+            .count();
+        let pooled = run.labels.len() - topologies;
+        let topo = match topologies {
             0 => String::new(),
             k => format!(
                 "; {pooled} of the {} entries run it as one queue served by every worker, {k} arrange it into \
@@ -177,7 +187,12 @@ queues and pools of their own (see the contenders)",
                 run.labels.len()
             ),
         };
-        p.push(format!("{} tenant{} share {}{topo}.", count(jobs.len() as u64), plural(jobs.len() as u64), pool(sc)));
+        p.push(format!(
+            "{} tenant{} share {}{topo}.",
+            count(jobs.len() as u64),
+            plural(jobs.len() as u64),
+            pool(sc)
+        ));
         p.extend(classes(sc, run));
     } else if !jobs.is_empty() {
         p.push(format!("{} tenants share the pool.", count(jobs.len() as u64)));
@@ -210,7 +225,8 @@ queues and pools of their own (see the contenders)",
                 times(*n)
             )),
             many => {
-                let named: Vec<String> = many.iter().map(|(t, n)| format!("{t} ({} jobs)", count(*n))).collect();
+                let named: Vec<String> =
+                    many.iter().map(|(t, n)| format!("{t} ({} jobs)", count(*n))).collect();
                 let sum: u64 = many.iter().map(|f| f.1).sum();
                 s.push_str(&format!(
                     " {} tenants flood, each with at least {FLOOD_FACTOR}× the median: {}; together {:.1}% of all jobs.",

@@ -31,7 +31,8 @@ struct Axis {
 /// `comparison.csv` when there is none.
 fn axis(score: &[Scored], cmp: &Table, labels: &[String], pick: Option<&ScoreRow>) -> Axis {
     let Some(o) = pick else {
-        let values = cmp.rows.iter().map(|r| cell(cmp, r, "utilization").parse::<f64>().ok().map(|u| u * 100.0));
+        let values =
+            cmp.rows.iter().map(|r| cell(cmp, r, "utilization").parse::<f64>().ok().map(|u| u * 100.0));
         return Axis { values: values.collect(), bound: None, label: "utilization (%)".into(), log: None };
     };
     let raw: Vec<Option<f64>> = labels
@@ -44,7 +45,11 @@ fn axis(score: &[Scored], cmp: &Table, labels: &[String], pick: Option<&ScoreRow
             let max = raw.iter().flatten().copied().fold(o.bound, f64::max);
             let floor = log_floor(raw.iter().flatten().copied().chain([o.bound]), max);
             let u = axis_unit(max, floor);
-            (u.div, format!(" ({}{})", u.name, if floor.is_some() { ", log scale" } else { "" }), floor.map(|f| f / u.div))
+            (
+                u.div,
+                format!(" ({}{})", u.name, if floor.is_some() { ", log scale" } else { "" }),
+                floor.map(|f| f / u.div),
+            )
         }
         _ if percent => (0.01, " (%)".into(), None),
         _ => (1.0, String::new(), None),
@@ -103,7 +108,11 @@ pub(super) fn plot(score: &[Scored], cmp: &Table, labels: &[String]) -> Option<(
     let y_end = points.iter().map(|p| p.y).fold(y.bound.unwrap_or(0.0), f64::max);
     let mut marks = Vec::new();
     if let Some(b) = y.bound {
-        marks.push(Mark { name: format!("bound {}", show(&protect.measure, protect.unit, protect.bound)), color: MARK_COLOR, points: vec![(0.0, b), (x_end, b)] });
+        marks.push(Mark {
+            name: format!("bound {}", show(&protect.measure, protect.unit, protect.bound)),
+            color: MARK_COLOR,
+            points: vec![(0.0, b), (x_end, b)],
+        });
     }
     if let (Some(b), Some(c)) = (x.bound, &cost) {
         marks.push(Mark {
@@ -112,12 +121,13 @@ pub(super) fn plot(score: &[Scored], cmp: &Table, labels: &[String]) -> Option<(
             points: vec![(b, 0.0), (b, y_end)],
         });
     }
-    let kinds: Vec<(String, Shape)> = [(MEETS, Shape::Filled), (BREAKS, Shape::Hollow), (UNCERTAIN, Shape::Triangle)]
-        .into_iter()
-        .zip(seen)
-        .filter(|(_, s)| *s)
-        .map(|((n, k), _)| (n.to_string(), k))
-        .collect();
+    let kinds: Vec<(String, Shape)> =
+        [(MEETS, Shape::Filled), (BREAKS, Shape::Hollow), (UNCERTAIN, Shape::Triangle)]
+            .into_iter()
+            .zip(seen)
+            .filter(|(_, s)| *s)
+            .map(|((n, k), _)| (n.to_string(), k))
+            .collect();
     let across = cost.as_ref().map_or("utilization".to_string(), |c| c.objective.clone());
     let mut note = format!(
         "Each point is an entry: up, {} ({} is better for the protected tenants); across, {across}, its cost. \

@@ -102,8 +102,11 @@ where
     mesh(&mut chart, data.labels.x, data.labels.y)?;
     // a zero on a log axis sits on its floor, as on the other charts
     let clamp = |(x, y): (f64, f64)| (x.max(x_floor), y.max(y_floor));
-    let marks: Vec<Mark> =
-        data.marks.iter().map(|m| Mark { points: m.points.iter().map(|&p| clamp(p)).collect(), ..m.clone() }).collect();
+    let marks: Vec<Mark> = data
+        .marks
+        .iter()
+        .map(|m| Mark { points: m.points.iter().map(|&p| clamp(p)).collect(), ..m.clone() })
+        .collect();
     draw_marks(&mut chart, &marks)?;
     let plot = chart.plotting_area();
     let right = plot.get_pixel_range().0.end;
