@@ -418,6 +418,11 @@ fn every_csv_of_a_topology_run_loads_with_its_declared_schema() {
             let top = f.parent() == Some(out.as_path()) && file != "seeds_paired.csv";
             let mut schema: Vec<Column> = if top { vec![("policy", Text, false)] } else { Vec::new() };
             schema.extend_from_slice(&cols);
+            // both runs generate their jobs: jobs.csv leaves out `trace_id`,
+            // which only a replayed trace can fill
+            if file == "jobs.csv" {
+                schema.retain(|c| c.0 != "trace_id");
+            }
             match load_with_schema(&f, &format!("{name}: {rel}"), &schema, &mut problems) {
                 0 => empty += 1,
                 _ => loaded += 1,

@@ -12,9 +12,16 @@
 //! The page stays small however many tenants the run had: tables show the
 //! [`tables::TOP_ROWS`] worst tenants and one row for the rest.
 
+mod caveats;
+mod contenders;
+mod evidence;
 mod format;
 mod provenance;
+mod question;
 mod tables;
+mod tradeoff;
+mod verdict;
+mod words;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -24,6 +31,7 @@ use crate::error::{Error, Result};
 use super::charts::{self, Chart, Groups, Scene};
 use tables::{html_table, html_table_as, summary_view, tenant_policy_table, TOP_ROWS};
 
+use crate::model::Scenario;
 use crate::results;
 
 /// A small CSV file held whole, as the page shows it: header and rows
@@ -94,8 +102,16 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
         p if p.exists() => Some(Table::read(&p)?),
         _ => None,
     };
+    let tenant_classes = match dir.join("tenant_classes.csv") {
+        p if p.exists() => Some(Table::read(&p)?),
+        _ => None,
+    };
     let scenario = fs::read_to_string(dir.join("scenario.yaml")).ok();
-    let scene = Scene::of_folder(dir, scenario_name(scenario.as_deref()));
+    let model = charts::load_scenario(dir);
+    let scene = match &model {
+        Some(sc) => Scene::of(sc),
+        None => Scene::named(scenario_name(scenario.as_deref())),
+    };
 
     let staging = dir.join(format!(".charts.partial-{}", std::process::id()));
     let _ = fs::remove_dir_all(&staging);
@@ -103,20 +119,32 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
     let drawn = headlines(&comparison, &cmp_path).and_then(|h| {
         let inputs =
             ChartInputs { dir, labels: &labels, summaries: &summaries, headlines: &h, scene: &scene };
-        draw_charts(&inputs, with_charts, &staging)
+        let (per_policy, cross) = draw_charts(&inputs, with_charts, &staging)?;
+        let score = scorecard.as_ref().map_or(Vec::new(), verdict::scored);
+        let tradeoff = match tradeoff::plot(&score, &comparison, &labels) {
+            Some((plot, note)) => Some((plot.render(&staging, "tradeoff", scene.name())?, note)),
+            None => None,
+        };
+        Ok((per_policy, cross, tradeoff))
     });
     if drawn.is_err() {
         let _ = fs::remove_dir_all(&staging);
     }
-    let (per_policy, cross) = drawn?;
-    let page = Page {
-        scorecard: scorecard.as_ref(),
+    let (per_policy, cross, tradeoff) = drawn?;
+    let run = Run {
+        sc: model.as_ref(),
+        yaml: scenario.as_deref(),
         comparison: &comparison,
+        scorecard: scorecard.as_ref(),
         labels: &labels,
         summaries: &summaries,
+    };
+    let page = Page {
+        run: &run,
+        tenant_classes: tenant_classes.as_ref(),
         per_policy: &per_policy,
         cross: &cross,
-        scenario: scenario.as_deref(),
+        tradeoff: tradeoff.as_ref(),
         provenance: provenance::line(dir),
         full_logs: with_charts,
     };
@@ -134,8 +162,6 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
     fs::rename(&tmp, &out).map_err(|e| Error::io(format!("cannot write {}", out.display()), e))?;
     Ok(out)
 }
-
-type Drawn = (Vec<Vec<Chart>>, Vec<Chart>);
 
 /// The strategy comparison's figures of each row of `comparison.csv`.
 fn headlines(cmp: &Table, path: &Path) -> Result<Vec<charts::Headline>> {
@@ -167,7 +193,7 @@ struct ChartInputs<'a> {
 
 /// Draws the charts into `out`: every chart with the full logs, otherwise
 /// (`--logs summary`) those drawn from comparison.csv and summary.csv alone.
-fn draw_charts(inputs: &ChartInputs, full_logs: bool, out: &Path) -> Result<Drawn> {
+fn draw_charts(inputs: &ChartInputs, full_logs: bool, out: &Path) -> Result<(Vec<Vec<Chart>>, Vec<Chart>)> {
     let ChartInputs { dir, labels, summaries, headlines, scene } = *inputs;
     // tenants ranked by jobs from the first policy (every policy sees the same arrivals)
     let mut tenants: Vec<(String, u64)> = Vec::new();
@@ -239,7 +265,9 @@ th{background:#f3f3f3;position:sticky;top:0}td.n{text-align:right;font-variant-n
 figcaption{font-size:.85em;color:#555}pre{background:#f7f7f7;padding:1em;overflow-x:auto;font-size:.85em}
 p.note{font-size:.9em;color:#444;max-width:60em}p.provenance{font-size:.85em;color:#555}
 p.provenance code{white-space:pre-wrap;word-break:break-all}
-td.pass{color:#1a6b1a}td.fail{color:#a31515;font-weight:bold}div.verdict{font-size:1.05em;max-width:60em}";
+td.pass{color:#1a6b1a}td.fail{color:#a31515;font-weight:bold}td.uncertain{color:#8a5a00;font-style:italic}
+div.verdict{font-size:1.05em;max-width:60em}div.story p,ul.contenders li,ul.caveats li{max-width:60em;line-height:1.45}
+p.asked{font-size:1.1em}nav ul{columns:3;font-size:.9em}";
 
 fn scenario_name(yaml: Option<&str>) -> Option<String> {
     yaml?.lines().find_map(|l| {
@@ -279,87 +307,35 @@ fn headline(t: &Table, out: &mut String) {
     html_table_as(&sub, &names, out);
 }
 
-/// The scorecard (each objective's figure per entry with pass or FAIL, and
-/// the cost columns) and the verdict, rebuilt from `scorecard.csv` and
-/// `comparison.csv`.
-fn scorecard(score: Option<&Table>, cmp: &Table, out: &mut String) {
-    use results::scorecard::{verdict, EntryScore, ScoreRow};
-    let at = |t: &Table, r: &Vec<String>, c: &str| -> String {
-        t.header.iter().position(|h| h == c).and_then(|i| r.get(i).cloned()).unwrap_or_default()
-    };
-    let rows: Vec<ScoreRow> = score.map_or(Vec::new(), |t| {
-        t.rows
-            .iter()
-            .map(|r| {
-                ScoreRow::from_cells(|c| {
-                    t.header.iter().position(|h| h == c).and_then(|i| r.get(i)).map_or("", String::as_str)
-                })
-            })
-            .collect()
-    });
-    let entries: Vec<EntryScore> = cmp
-        .rows
-        .iter()
-        .map(|r| {
-            let policy = at(cmp, r, "policy");
-            let num = |c: &str| at(cmp, r, c).parse::<f64>().unwrap_or(0.0);
-            EntryScore {
-                rows: rows.iter().filter(|s| s.policy == policy).cloned().collect(),
-                utilization: num("utilization"),
-                rejected_deferred: (num("rejected") + num("deferred")) as u64,
-                makespan: num("makespan"),
-                policy,
-            }
-        })
-        .collect();
-    let v = verdict(&entries);
-    out.push_str("<h2 id=\"scorecard\">Scorecard and verdict</h2>\n");
-    if let Some(first) = entries.iter().find(|e| !e.rows.is_empty()) {
-        out.push_str("<div class=\"scroll\"><table class=\"scorecard\">\n<thead><tr><th>policy</th>");
-        for r in &first.rows {
-            out.push_str(&format!("<th>{}</th>", esc(&r.heading())));
-        }
-        for c in ["utilization", "rejected", "deferred", "makespan"] {
-            out.push_str(&format!("<th>{}</th>", esc(results::title(c))));
-        }
-        out.push_str("</tr></thead>\n<tbody>\n");
-        for (e, r) in entries.iter().zip(&cmp.rows) {
-            out.push_str(&format!("<tr><td>{}</td>", esc(&e.policy)));
-            for s in &e.rows {
-                let cls = if s.pass { "pass" } else { "fail" };
-                out.push_str(&format!("<td class=\"n {cls}\">{}</td>", esc(&s.cell())));
-            }
-            for c in ["utilization", "rejected", "deferred", "makespan"] {
-                out.push_str(&format!("<td class=\"n\">{}</td>", esc(&format::cell(c, &at(cmp, r, c)))));
-            }
-            out.push_str("</tr>\n");
-        }
-        out.push_str("</tbody></table></div>\n");
-    }
-    out.push_str("<div id=\"verdict\" class=\"verdict\">\n");
-    for line in v.lines(&entries) {
-        out.push_str(&format!("<p>{}</p>\n", esc(&line)));
-    }
-    out.push_str("</div>\n");
+/// What the run's sections are written from.
+struct Run<'a> {
+    /// The scenario echoed in the folder, when this fairsim loads it.
+    sc: Option<&'a Scenario>,
+    /// Its text.
+    yaml: Option<&'a str>,
+    comparison: &'a Table,
+    /// `scorecard.csv`, absent when nothing is judged.
+    scorecard: Option<&'a Table>,
+    labels: &'a [String],
+    summaries: &'a [(PathBuf, Table)],
 }
 
 /// Everything the page shows.
 struct Page<'a> {
-    /// `scorecard.csv`, absent when nothing is judged.
-    scorecard: Option<&'a Table>,
-    comparison: &'a Table,
-    labels: &'a [String],
-    summaries: &'a [(PathBuf, Table)],
+    run: &'a Run<'a>,
+    tenant_classes: Option<&'a Table>,
     per_policy: &'a [Vec<Chart>],
     cross: &'a [Chart],
-    scenario: Option<&'a str>,
+    /// The trade-off chart and the sentence under it.
+    tradeoff: Option<&'a (Chart, String)>,
     provenance: Option<String>,
     /// Whether the folder has the full logs (not `--logs summary`).
     full_logs: bool,
 }
 
 fn render_html(p: &Page) -> String {
-    let (labels, scenario) = (p.labels, p.scenario);
+    let run = p.run;
+    let (labels, scenario) = (run.labels, run.yaml);
     let name = scenario_name(scenario).unwrap_or_else(|| "fairsim results".into());
     let mut h = String::new();
     h.push_str(&format!(
@@ -370,25 +346,31 @@ fn render_html(p: &Page) -> String {
     if let Some(line) = &p.provenance {
         h.push_str(line);
     }
+    nav(p, &mut h);
+    // a design review's order: what is asked, who competes, the answer, what
+    // it costs, the evidence behind it, then what the simulation leaves out
+    question::section(run, &mut h);
+    contenders::section(run, &mut h);
+    verdict::section(run.scorecard, run.comparison, &mut h);
+    if let Some((c, note)) = p.tradeoff {
+        h.push_str(&format!(
+            "<h2 id=\"trade-off\">The trade-off</h2>\n<p class=\"note\">{}</p>\n",
+            esc(note)
+        ));
+        figure(c, &mut h);
+    }
+    h.push_str("<h2 id=\"comparison\">Evidence: the comparison</h2>\n");
     h.push_str(&format!(
-        "<p class=\"note\">{} policies on the same arrivals. Waits are first start minus arrival; percentiles are exact nearest-rank. \
+        "<p class=\"note\">{} entries on the same arrivals. Waits are first start minus arrival; percentiles are exact nearest-rank. \
 Jain's index is computed per fairness window (one log tick) on service received over each tenant's max-min fair entitlement, \
 and averaged over windows with at least two backlogged tenants (see docs/metrics.md). Times are rounded to the unit shown \
 (<code>7m 35s</code>, <code>0.53 s</code>), utilization is a percentage of capacity; the CSV files hold the exact values, \
 times in seconds.</p>\n",
         labels.len()
     ));
-    scorecard(p.scorecard, p.comparison, &mut h);
-    h.push_str("<nav><ul>\n<li><a href=\"#scorecard\">Scorecard and verdict</a></li>\n<li><a href=\"#comparison\">Comparison</a></li>\n");
-    h.push_str("<li><a href=\"#tenants\">Tenants across policies</a></li>\n");
-    for l in labels {
-        h.push_str(&format!("<li><a href=\"#policy-{0}\">{0}</a></li>\n", esc(l)));
-    }
-    h.push_str("<li><a href=\"#scenario\">Scenario</a></li>\n</ul></nav>\n");
-    h.push_str("<h2 id=\"comparison\">Comparison</h2>\n");
-    headline(p.comparison, &mut h);
+    headline(run.comparison, &mut h);
     h.push_str("<h3>comparison.csv</h3>\n");
-    html_table(p.comparison, &mut h);
+    html_table(run.comparison, &mut h);
     for c in p.cross {
         figure(c, &mut h);
     }
@@ -398,8 +380,9 @@ times in seconds.</p>\n",
 (completions, running jobs, oldest age, wait CDFs, Jain's index) need the full logs.</p>\n",
         );
     }
-    let tables: Vec<Table> = p.summaries.iter().map(|s| s.1.clone()).collect();
-    h.push_str("<h2 id=\"tenants\">Tenants across policies</h2>\n");
+    evidence::section(labels, run.summaries, p.tenant_classes, &mut h);
+    let tables: Vec<Table> = run.summaries.iter().map(|s| s.1.clone()).collect();
+    h.push_str("<h2 id=\"tenants\">Evidence: tenants across entries</h2>\n");
     match tenant_policy_table(labels, &tables) {
         Some((t, collapsed)) => {
             h.push_str("<p class=\"note\">p99 wait of each tenant under each policy");
@@ -415,8 +398,11 @@ then the largest p99 among the other {collapsed} (all of them are in each policy
         None => h.push_str("<p class=\"note\">The summaries have no tenant rows.</p>\n"),
     }
     for (i, l) in labels.iter().enumerate() {
-        h.push_str(&format!("<h2 id=\"policy-{0}\">Policy {0}</h2>\n<h3>summary.csv</h3>\n", esc(l)));
-        let (shown, collapsed) = summary_view(&p.summaries[i].1);
+        h.push_str(&format!(
+            "<h2 id=\"policy-{0}\">Evidence: entry {0}</h2>\n<h3>summary.csv</h3>\n",
+            esc(l)
+        ));
+        let (shown, collapsed) = summary_view(&run.summaries[i].1);
         if collapsed > 0 {
             h.push_str(&format!(
                 "<p class=\"note\">The {TOP_ROWS} tenants with the highest p99 wait, worst first; the other {collapsed} \
@@ -431,6 +417,7 @@ in one row (counts and work summed, waits and slowdowns their largest). Every ro
             }
         }
     }
+    caveats::section(run, &mut h);
     h.push_str("<h2 id=\"scenario\">Scenario</h2>\n");
     match scenario {
         Some(s) => h.push_str(&format!("<pre>{}</pre>\n", esc(s))),
@@ -438,6 +425,35 @@ in one row (counts and work summed, waits and slowdowns their largest). Every ro
     }
     h.push_str("</body>\n</html>\n");
     h
+}
+
+/// Links to the sections, in the page's order.
+fn nav(p: &Page, h: &mut String) {
+    let mut items = vec![
+        ("question", "The question".to_string()),
+        ("contenders", "The contenders".into()),
+        ("scorecard", "Scorecard and verdict".into()),
+    ];
+    if p.tradeoff.is_some() {
+        items.push(("trade-off", "The trade-off".into()));
+    }
+    items.push(("comparison", "Evidence: the comparison".into()));
+    if p.run
+        .summaries
+        .first()
+        .is_some_and(|(_, t)| t.rows.iter().filter(|r| r.first().is_some_and(|s| s == "class")).count() > 1)
+    {
+        items.push(("classes", "Evidence: per class".into()));
+    }
+    items.push(("tenants", "Evidence: tenants across entries".into()));
+    h.push_str("<nav><ul>\n");
+    for (id, title) in items {
+        h.push_str(&format!("<li><a href=\"#{id}\">{}</a></li>\n", esc(&title)));
+    }
+    for l in p.run.labels {
+        h.push_str(&format!("<li><a href=\"#policy-{0}\">entry {0}</a></li>\n", esc(l)));
+    }
+    h.push_str("<li><a href=\"#caveats\">Caveats</a></li>\n<li><a href=\"#scenario\">Scenario</a></li>\n</ul></nav>\n");
 }
 
 #[cfg(test)]

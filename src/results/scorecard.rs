@@ -500,8 +500,9 @@ and no entry is named best from a single column."
             out.push(format!("None of the {n} entries meets every objective{certainly}."));
         } else {
             out.push(format!(
-                "{} of {n} entries meet every objective{certainly}, cheapest first: {}.",
+                "{} of {n} entries {} every objective{certainly}, cheapest first: {}.",
                 self.passing.len(),
+                if self.passing.len() == 1 { "meets" } else { "meet" },
                 self.passing.join(", ")
             ));
         }

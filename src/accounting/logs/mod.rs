@@ -42,34 +42,38 @@ pub struct Logs {
     pub(super) trace_ids: Option<TraceIds>,
 }
 
+/// The columns of `jobs.csv`; the last, `trace_id`, only when the
+/// scenario replays a trace.
+const JOBS_HEADER: [&str; 16] = [
+    "job",
+    "tenant",
+    "class",
+    "arrival",
+    "start",
+    "finish",
+    "wait",
+    "service",
+    "attempts",
+    "outcome",
+    "queue",
+    "pool",
+    "slices",
+    "admission",
+    "admission_rule",
+    "trace_id",
+];
+
 impl Logs {
     /// Creates the log files in `dir`.
     pub fn new(sc: &Scenario, dir: &Path) -> Result<Self> {
         // creation order is the order the files were always created in
         let series = Series::new(sc, dir)?;
         let fairness = open_csv(dir, "fairness.csv", &["time", "jain", "backlogged"])?;
-        let jobs = open_csv(
-            dir,
-            "jobs.csv",
-            &[
-                "job",
-                "tenant",
-                "class",
-                "arrival",
-                "start",
-                "finish",
-                "wait",
-                "service",
-                "attempts",
-                "outcome",
-                "queue",
-                "pool",
-                "slices",
-                "admission",
-                "admission_rule",
-                "trace_id",
-            ],
-        )?;
+        // `trace_id` only where a trace can fill it: a column empty for a
+        // whole run would load as a column of NaN
+        let with_ids = !sc.traces.is_empty();
+        let header: &[&str] = if with_ids { &JOBS_HEADER } else { &JOBS_HEADER[..JOBS_HEADER.len() - 1] };
+        let jobs = open_csv(dir, "jobs.csv", header)?;
         let queues = match sc.run_topology() {
             Some(t) if t.planner.is_none() => Some(QueueSeries::new(&t.queues, dir)?),
             _ => None,
@@ -227,9 +231,11 @@ impl Logs {
             Some(rule) => w.text(&rule),
             None => w.empty(),
         }
-        match self.trace_ids.as_ref().and_then(|t| t.take(job.seq)) {
-            Some(id) => w.text(&id),
-            None => w.empty(),
+        if let Some(ids) = self.trace_ids.as_ref() {
+            match ids.take(job.seq) {
+                Some(id) => w.text(&id),
+                None => w.empty(),
+            }
         }
         w.end()
     }

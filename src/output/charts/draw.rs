@@ -5,7 +5,6 @@
 use std::path::Path;
 use std::sync::Once;
 
-use plotters::coord::combinators::LogCoord;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -13,6 +12,13 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{register_font, FontStyle};
 
 use crate::error::{Error, Result};
+
+mod points;
+mod scale;
+
+pub use points::{Point, Shape};
+pub use scale::trim_num;
+use scale::{log_bounds, log_range, nice_max, short};
 
 const WIDTH: u32 = 1100;
 const HEIGHT: u32 = 560;
@@ -51,7 +57,7 @@ pub fn dash(i: usize) -> Option<(u32, u32)> {
 pub(super) const OTHERS_COLOR: RGBColor = RGBColor(190, 190, 190);
 
 /// Colour of reference lines (SLAs, capacity) unless they belong to a line.
-pub(super) const MARK_COLOR: RGBColor = RGBColor(0, 0, 0);
+pub const MARK_COLOR: RGBColor = RGBColor(0, 0, 0);
 
 fn register_fonts() {
     static ONCE: Once = Once::new();
@@ -118,6 +124,19 @@ pub enum Plot {
         log_y: Option<f64>,
         marks: Vec<Mark>,
     },
+    /// Labelled points (one per entry) over reference lines; `kinds` names
+    /// in the legend what each shape means.
+    Points {
+        title: String,
+        x_label: String,
+        y_label: String,
+        points: Vec<Point>,
+        /// Logarithmic axes from these floors.
+        log_x: Option<f64>,
+        log_y: Option<f64>,
+        marks: Vec<Mark>,
+        kinds: Vec<(String, Shape)>,
+    },
 }
 
 /// A drawn chart: its file stem, title and SVG text.
@@ -143,13 +162,17 @@ impl Plot {
         match self {
             Plot::Lines { title, x_label, y_label, .. }
             | Plot::Stacked { title, x_label, y_label, .. }
-            | Plot::Bars { title, x_label, y_label, .. } => Labels { title, x: x_label, y: y_label },
+            | Plot::Bars { title, x_label, y_label, .. }
+            | Plot::Points { title, x_label, y_label, .. } => Labels { title, x: x_label, y: y_label },
         }
     }
 
     fn marks(&self) -> &[Mark] {
         match self {
-            Plot::Lines { marks, .. } | Plot::Stacked { marks, .. } | Plot::Bars { marks, .. } => marks,
+            Plot::Lines { marks, .. }
+            | Plot::Stacked { marks, .. }
+            | Plot::Bars { marks, .. }
+            | Plot::Points { marks, .. } => marks,
         }
     }
 
@@ -173,6 +196,9 @@ impl Plot {
             Plot::Bars { categories, groups, log_y, .. } => {
                 draw_bars(&plot, &labels, categories, groups, *log_y, marks)
             }
+            Plot::Points { points, log_x, log_y, .. } => {
+                points::draw_points(&plot, &labels, points, (*log_x, *log_y), marks)
+            }
         }?;
         draw_legend(&legend, &self.legend())?;
         root.present().map_err(de)?;
@@ -192,6 +218,9 @@ impl Plot {
                 bands.iter().rev().map(|(n, c, _)| entry(n, *c, Swatch::Box)).collect()
             }
             Plot::Bars { groups, .. } => groups.iter().map(|(n, c, _)| entry(n, *c, Swatch::Box)).collect(),
+            Plot::Points { kinds, .. } => {
+                kinds.iter().map(|(n, k)| entry(n, LEGEND_INK, Swatch::Shape(*k))).collect()
+            }
         };
         entries.extend(self.marks().iter().map(|m| entry(&m.name, m.color, Swatch::Stroke(MARK_DASH))));
         entries
@@ -240,7 +269,11 @@ const MARK_DASH: Option<(u32, u32)> = Some((14, 7));
 enum Swatch {
     Box,
     Stroke(Option<(u32, u32)>),
+    Shape(Shape),
 }
+
+/// Colour of the legend's point shapes, which stand for every entry's colour.
+const LEGEND_INK: RGBColor = RGBColor(80, 80, 80);
 
 struct Entry {
     name: String,
@@ -495,60 +528,16 @@ where
     Ok(())
 }
 
-/// The ends of a logarithmic axis over values up to `max`: from `floor`
-/// (a power of ten) to the power of ten at or above `max`, at least a decade,
-/// so the tallest bar fits and both ends are labelled decades.
-pub(super) fn log_bounds(floor: f64, max: f64) -> (f64, f64) {
-    let mut top = if max.is_finite() && max > 0.0 { 10f64.powf(max.log10().ceil()) } else { 1.0 };
-    // log10 of an exact power of ten may land a hair above the integer
-    if top / 10.0 >= max {
-        top /= 10.0;
-    }
-    (floor, top.max(floor * 10.0))
-}
-
-/// A log range a hair wider than `lo..hi`: plotters labels the powers of
-/// ten inside the range, stepping by repeated multiplication, and the top
-/// one lands a rounding error past `hi` (its label was left off).
-fn log_range(lo: f64, hi: f64) -> LogCoord<f64> {
-    (lo * (1.0 - 1e-9)..hi * (1.0 + 1e-9)).log_scale().into()
-}
-/// An upper axis bound a little above `max` (and 1 for an empty chart).
-fn nice_max(max: f64) -> f64 {
-    if max.is_finite() && max > 0.0 {
-        max * 1.04
-    } else {
-        1.0
-    }
-}
-
-pub fn trim_num(v: f64) -> String {
-    // three significant digits, without trailing zeros
-    let decimals = if v == 0.0 { 0 } else { (2 - v.abs().log10().floor() as i32).clamp(0, 9) as usize };
-    let s = format!("{v:.decimals$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
-fn short(name: &str, max: usize) -> String {
-    if name.chars().count() <= max {
-        name.to_string()
-    } else {
-        let mut s: String = name.chars().take(max - 1).collect();
-        s.push('…');
-        s
-    }
-}
-
 fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries: &[Entry]) -> Draw {
     let style = TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
     for (i, e) in entries.iter().enumerate() {
         let y = 40 + 24 * i as i32;
         let (c, line) = (e.color, vec![(4, y), (26, y)]);
         match e.swatch {
+            Swatch::Shape(k) => {
+                points::draw_shape(area, (15, y), k, c)?;
+                Ok(())
+            }
             Swatch::Box => area.draw(&Rectangle::new([(6, y - 7), (24, y + 7)], c.filled())),
             Swatch::Stroke(None) => area.draw(&PathElement::new(line, c.stroke_width(3))),
             Swatch::Stroke(Some((on, off))) => area.draw(&plotters::element::DashedPathElement::new(
@@ -562,20 +551,4 @@ fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, entries: &[Ent
         area.draw(&Text::new(short(&e.name, 24), (32, y), style.clone())).map_err(de)?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_log_axis_ends_on_the_decade_above_the_largest_value() {
-        // 423.6 lies between 10^2 and 10^3: the axis runs to 1000 (the
-        // labels are read off a drawn chart in tests/report.rs)
-        assert_eq!(log_bounds(0.1, 423.6), (0.1, 1000.0));
-        // an exact power of ten is its own top; below the floor's decade, one decade
-        assert_eq!(log_bounds(0.1, 100.0), (0.1, 100.0));
-        assert_eq!(log_bounds(1.0, 2.0), (1.0, 10.0));
-        assert_eq!(log_bounds(1.0, 0.5), (1.0, 10.0));
-    }
 }

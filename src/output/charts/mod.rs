@@ -21,14 +21,13 @@ mod series;
 
 use std::path::Path;
 
-pub use draw::{color, dash, trim_num, Chart, Line, Mark, Plot};
-pub use scene::Scene;
-pub use series::{unit_for, Groups, Unit, CDF_POINTS, MAX_POINTS, TOP_N};
+pub use draw::{color, dash, trim_num, Chart, Line, Mark, Plot, Point, Shape, MARK_COLOR};
+pub use scene::{load as load_scenario, Scene};
+pub use series::{axis_unit, log_floor, unit_for, Groups, Unit, CDF_POINTS, MAX_POINTS, TOP_N};
 
 use crate::error::Result;
-use draw::MARK_COLOR;
 use read::{read_admission, read_policy};
-use series::{axis_unit, buckets, cdf_points, downsample, log_floor, Agg};
+use series::{buckets, cdf_points, downsample, Agg};
 
 /// A policy's label and its tenants' p99 waits in seconds (from summary.csv).
 pub type PolicyP99s = (String, Vec<(String, Option<f64>)>);

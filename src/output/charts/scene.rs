@@ -23,19 +23,13 @@ pub struct Scene {
 }
 
 impl Scene {
-    /// The scene of the results folder `dir`, from its `scenario.yaml`;
-    /// `name` is the name the report found there, used when loading fails.
-    pub fn of_folder(dir: &Path, name: Option<String>) -> Scene {
-        let path = dir.join("scenario.yaml");
-        let loaded =
-            crate::scenario::load_unscanned(&path).or_else(|_| crate::scenario::load_for_trace(&path));
-        match loaded {
-            Ok(sc) => Scene::of(&sc),
-            Err(_) => Scene { name, ..Scene::default() },
-        }
+    /// A scene with only a name (a scenario this fairsim cannot load).
+    pub fn named(name: Option<String>) -> Scene {
+        Scene { name, ..Scene::default() }
     }
 
-    fn of(sc: &Scenario) -> Scene {
+    /// The scene of a loaded scenario.
+    pub fn of(sc: &Scenario) -> Scene {
         let slas = sc.classes.iter().filter_map(|c| Some((c.name.clone(), to_secs_f64(c.sla?)))).collect();
         let capacity =
             sc.policies.iter().filter_map(|p| Some((p.label.clone(), steps(&sc.for_run(p))?))).collect();
@@ -53,6 +47,14 @@ impl Scene {
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
     }
+}
+
+/// The scenario echoed in the results folder `dir`, as this fairsim loads
+/// it; `None` when it is missing or does not load (then the report says
+/// less, rather than failing).
+pub fn load(dir: &Path) -> Option<Scenario> {
+    let path = dir.join("scenario.yaml");
+    crate::scenario::load_unscanned(&path).or_else(|_| crate::scenario::load_for_trace(&path)).ok()
 }
 
 /// A run's worker count as steps; `None` for a pool bounded by resources

@@ -36,7 +36,7 @@ pub fn unit_for(max_secs: f64) -> Unit {
 
 /// The unit of an axis of seconds up to `max`, given its log floor (see
 /// [`log_floor`]).
-pub(super) fn axis_unit(max: f64, log_floor: Option<f64>) -> Unit {
+pub fn axis_unit(max: f64, log_floor: Option<f64>) -> Unit {
     // a log axis spans decades: seconds read best there
     if log_floor.is_some() {
         Unit { div: 1.0, name: "s" }
@@ -48,7 +48,7 @@ pub(super) fn axis_unit(max: f64, log_floor: Option<f64>) -> Unit {
 /// When values span more than two decades, the floor of a logarithmic axis:
 /// a little under the smallest positive value (at least max / 1e6, since
 /// zeros and near-zeros are drawn at the floor). `None`: a linear axis reads better.
-pub(super) fn log_floor(values: impl Iterator<Item = f64>, max: f64) -> Option<f64> {
+pub fn log_floor(values: impl Iterator<Item = f64>, max: f64) -> Option<f64> {
     let min_pos = values.filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
     if !(max > 0.0 && min_pos.is_finite()) || max / min_pos < 100.0 {
         return None;
