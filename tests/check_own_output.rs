@@ -170,3 +170,69 @@ fn the_check_reads_the_long_form_of_the_tick_cells() {
     assert!(said.contains("log-agrees: VIOLATED") && said.contains("tick 4"), "{said}");
     drop(dir);
 }
+
+#[test]
+fn a_job_of_no_service_at_a_ticks_end_has_its_tick_written() {
+    // 1 worker, 1 s ticks. A's 0.5 s job runs 0-0.5. B's job of no service
+    // arrives at 1 s, the end of tick 1: tick 1 closes first (it holds what
+    // ended by 1 s), so B arrives, starts and ends at 1 in tick 2, the run's
+    // last instant. Tick 1: 1 worker free at its start, nothing waiting at
+    // its end, A chosen, A:1 completed (B not arrived yet, so not listed).
+    // Tick 2 (ending at 2): 1 worker free at its start (A ended at 0.5), B
+    // chosen, A:1 B:1 completed. The writer wrote only tick 1, as no time
+    // passed in tick 2, and check found dispatches.csv's row of tick 2
+    // without its tick.
+    let (dir, out) = run_yaml(
+        "workers: 1
+log: {tick: 1s}
+workload:
+  - {tenant: A, count: 1, at: 0s, service: 500ms}
+  - {tenant: B, count: 1, at: 1s, service: 0s}
+policies: [fifo]
+",
+        &["--no-plots", "--logs", "full"],
+    );
+    let ticks = std::fs::read_to_string(out.join("fifo/ticks.csv")).expect("ticks.csv");
+    let rows: Vec<&str> = ticks.lines().skip(1).collect();
+    assert_eq!(rows, ["1,1,1,,A,,A:1,,", "2,2,1,,B,,A:1 B:1,,"], "{ticks}");
+    let dispatches = std::fs::read_to_string(out.join("fifo/dispatches.csv")).expect("dispatches.csv");
+    assert!(dispatches.ends_with("\n2,1,B,default,1,,\n"), "{dispatches}");
+    let o = fairsim().arg("check").arg(&out).output().expect("run check");
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert!(said.contains("log-agrees: ok"), "{said}");
+    drop(dir);
+}
+
+#[test]
+fn a_job_of_no_service_started_at_a_ticks_end_completes_in_the_next_tick() {
+    // 1 worker, 1 s ticks, fifo. A's job 0 runs 0-1; B's job 1 of no
+    // service arrives at 0.5 and waits; A's job 2 arrives at 1.5. At 1 s
+    // job 0 completes, tick 1 closes (B:1 waiting, A:1 B:0 completed), and
+    // only then job 1 starts and ends at 1, in tick 2. Job 2 runs 1.5-2.5.
+    // Tick 2: 1 worker free at its start, B then A chosen, A:1 B:1; tick 3:
+    // none free, A:2 B:1. The checker counted job 1's finish at 1 s as
+    // completed by tick 1's end and reported tick 1's B:0 as wrong.
+    let (dir, out) = run_yaml(
+        "workers: 1
+log: {tick: 1s}
+workload:
+  - {tenant: A, count: 1, at: 0s, service: 1s}
+  - {tenant: B, count: 1, at: 500ms, service: 0s}
+  - {tenant: A, count: 1, at: 1500ms, service: 1s}
+policies: [fifo]
+",
+        &["--no-plots", "--logs", "full"],
+    );
+    let jobs = read_csv(&out.join("fifo/jobs.csv"));
+    let got: Vec<(&str, &str)> = jobs.iter().map(|j| (cell(j, "start"), cell(j, "finish"))).collect();
+    assert_eq!(got, [("0", "1"), ("1", "1"), ("1.5", "2.5")]);
+    let ticks = std::fs::read_to_string(out.join("fifo/ticks.csv")).expect("ticks.csv");
+    let rows: Vec<&str> = ticks.lines().skip(1).collect();
+    assert_eq!(rows, ["1,1,1,B:1,A,,A:1 B:0,,", "2,2,1,,B A,,A:1 B:1,,", "3,3,0,,,,A:2 B:1,,"]);
+    let o = fairsim().arg("check").arg(&out).output().expect("run check");
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert!(said.contains("log-agrees: ok, checked 3 ticks"), "{said}");
+    drop(dir);
+}

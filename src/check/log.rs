@@ -21,9 +21,15 @@ fn in_log(t: &Table, rows: &[usize], time: i64, job: Option<u64>, what: String) 
 /// A tenant's queue as its jobs' sorted entry instants and sorted exit instants.
 type Sides = (Vec<i64>, Vec<i64>);
 
-/// How many of `sorted` are <= `t`.
-fn upto(sorted: &[i64], t: i64) -> i64 {
-    sorted.partition_point(|&x| x <= t) as i64
+/// A completion as (finish, whether its last attempt ran no time).
+type Done = (i64, bool);
+
+/// How many of `sorted` completed by the end of the tick ending at `t`. A
+/// tick closes after the completions at its end and before the starts
+/// there, so an attempt of no service that ends at `t` started at `t`, in
+/// the next tick, and completes in it.
+fn upto(sorted: &[Done], t: i64) -> i64 {
+    sorted.partition_point(|&x| x <= (t, false)) as i64
 }
 
 pub fn log_agrees(run: &Run) -> RuleResult {
@@ -39,9 +45,9 @@ pub fn log_agrees(run: &Run) -> RuleResult {
     };
     let rows = observed::read(&src, &|t, rows, time, what| in_log(t, rows, time, None, what))?;
     // cumulative completions: jobs completed by the tick's end
-    let mut done: HashMap<&str, Vec<i64>> = HashMap::new();
+    let mut done: HashMap<&str, Vec<Done>> = HashMap::new();
     for j in run.jobs.iter().filter(|j| j.outcome == "completed") {
-        done.entry(j.tenant.as_str()).or_default().push(j.finish.unwrap_or(i64::MAX));
+        done.entry(j.tenant.as_str()).or_default().push((j.finish.unwrap_or(i64::MAX), j.service == 0));
     }
     done.values_mut().for_each(|v| v.sort_unstable());
     // queue lengths, for tenants whose every job waited once, in one piece
