@@ -286,7 +286,7 @@ fn skips_with_reasons(s: &Table) -> RuleResult {
     for (i, r) in s.rows.iter().enumerate() {
         if r[c_tenant].is_empty() || r[c_reason].is_empty() {
             let time = s.col("time").ok().and_then(|c| micros(&r[c])).unwrap_or(0);
-            let entry = format!("{}:{}", r[c_tenant], r[c_reason]);
+            let entry = format!("{}:{}", &r[c_tenant], &r[c_reason]);
             let mut v = in_log(s, &[i], time, None, format!("skip `{entry}` has no tenant or no reason"));
             v.rule = "stop-unexplained-skip";
             return Err(v);
