@@ -236,3 +236,46 @@ policies: [fifo]
     assert!(said.contains("log-agrees: ok, checked 3 ticks"), "{said}");
     drop(dir);
 }
+
+#[test]
+fn queue_lengths_of_a_tenant_whose_refused_jobs_wait_out_an_on_cap_delay_are_not_checked() {
+    // 2 workers, F capped at 1, fifo with `on_cap: {delay: 3s}`, 1 s jobs
+    // at 0, 0.2, 1.6 and 4.5 (issue 27's PostgreSQL case). Job 0 runs 0-1;
+    // job 1 is refused at F's cap at 0.2 and leaves the queue until 3.2;
+    // job 2 runs 1.6-2.6; job 1 3.2-4.2; job 3 4.5-5.5. So at the ends of
+    // ticks 1 to 3 nothing of F waits (job 1 is out of the queue), which the
+    // log says, while jobs.csv shows job 1 claimable from 0.2 to 3.2: the
+    // checker took it for waiting and reported tick 1's empty `waiting`.
+    let (dir, out) = run_yaml(
+        "workers: 2
+log: {tick: 1s}
+tenants: {F: {cap: 1}}
+workload:
+  - {tenant: F, count: 1, at: 0s, service: 1s}
+  - {tenant: F, count: 1, at: 200ms, service: 1s}
+  - {tenant: F, count: 1, at: 1600ms, service: 1s}
+  - {tenant: F, count: 1, at: 4500ms, service: 1s}
+policies:
+  - {policy: fifo, on_cap: {delay: 3s}}
+",
+        &["--no-plots", "--logs", "full"],
+    );
+    let ticks = std::fs::read_to_string(out.join("fifo/ticks.csv")).expect("ticks.csv");
+    let rows: Vec<&str> = ticks.lines().skip(1).collect();
+    assert_eq!(
+        rows,
+        [
+            "1,1,2,,F,F:at_cap,F:1,,",
+            "2,2,2,,F,F:delayed,F:1,,",
+            "3,3,1,,,,F:2,,",
+            "4,4,2,,F,,F:2,,",
+            "5,5,1,,F,,F:3,,",
+            "6,6,1,,,,F:4,,"
+        ]
+    );
+    let o = fairsim().arg("check").arg(&out).output().expect("run check");
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert!(said.contains("log-agrees: ok"), "{said}");
+    drop(dir);
+}

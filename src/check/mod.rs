@@ -236,8 +236,8 @@ fn load(dir: &Path) -> Result<Vec<Run>> {
             Table::read(&sub, name)?.ok_or_else(|| missing(dir, &format!("no {label}/{name}")))
         };
         // jobs.csv streams into typed rows: its cells are not kept
-        let (jobs_table, jobs) =
-            jobs::read_file(&sub, "jobs.csv", &format!("{label}/jobs.csv"))?.ok_or_else(|| missing(dir, &format!("no {label}/jobs.csv")))?;
+        let (jobs_table, jobs) = jobs::read_file(&sub, "jobs.csv", &format!("{label}/jobs.csv"))?
+            .ok_or_else(|| missing(dir, &format!("no {label}/jobs.csv")))?;
         let mut ticks = need("ticks.csv")?;
         ticks.name = format!("{label}/ticks.csv");
         let named = |name: &str| -> Result<Option<Table>> {
