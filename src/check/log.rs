@@ -29,6 +29,9 @@ fn done_by(x: Done, t: i64) -> bool {
     x <= (t, false)
 }
 
+/// A tenant's queue as its jobs' sorted entry instants and sorted exit instants.
+type Sides = (Upto<i64>, Upto<i64>);
+
 /// A sorted list and how many of it are below a bound that only grows (the
 /// ticks are read in time order): each list is walked once, where a binary
 /// search per tick and tenant missed the cache at every probe.
@@ -97,7 +100,7 @@ pub fn log_agrees(run: &Run) -> RuleResult {
     }
     // as sorted entries and exits, so a queue length is two counts
     // (an exit is never before its entry: start-after-arrival held)
-    let mut queue: HashMap<&str, Option<(Upto<i64>, Upto<i64>)>> = queue
+    let mut queue: HashMap<&str, Option<Sides>> = queue
         .into_iter()
         .map(|(t, v)| {
             let sides = v.map(|v| {
