@@ -170,3 +170,112 @@ fn the_check_reads_the_long_form_of_the_tick_cells() {
     assert!(said.contains("log-agrees: VIOLATED") && said.contains("tick 4"), "{said}");
     drop(dir);
 }
+
+#[test]
+fn a_job_of_no_service_at_a_ticks_end_has_its_tick_written() {
+    // 1 worker, 1 s ticks. A's 0.5 s job runs 0-0.5. B's job of no service
+    // arrives at 1 s, the end of tick 1: tick 1 closes first (it holds what
+    // ended by 1 s), so B arrives, starts and ends at 1 in tick 2, the run's
+    // last instant. Tick 1: 1 worker free at its start, nothing waiting at
+    // its end, A chosen, A:1 completed (B not arrived yet, so not listed).
+    // Tick 2 (ending at 2): 1 worker free at its start (A ended at 0.5), B
+    // chosen, A:1 B:1 completed. The writer wrote only tick 1, as no time
+    // passed in tick 2, and check found dispatches.csv's row of tick 2
+    // without its tick.
+    let (dir, out) = run_yaml(
+        "workers: 1
+log: {tick: 1s}
+workload:
+  - {tenant: A, count: 1, at: 0s, service: 500ms}
+  - {tenant: B, count: 1, at: 1s, service: 0s}
+policies: [fifo]
+",
+        &["--no-plots", "--logs", "full"],
+    );
+    let ticks = std::fs::read_to_string(out.join("fifo/ticks.csv")).expect("ticks.csv");
+    let rows: Vec<&str> = ticks.lines().skip(1).collect();
+    assert_eq!(rows, ["1,1,1,,A,,A:1,,", "2,2,1,,B,,A:1 B:1,,"], "{ticks}");
+    let dispatches = std::fs::read_to_string(out.join("fifo/dispatches.csv")).expect("dispatches.csv");
+    assert!(dispatches.ends_with("\n2,1,B,default,1,,\n"), "{dispatches}");
+    let o = fairsim().arg("check").arg(&out).output().expect("run check");
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert!(said.contains("log-agrees: ok"), "{said}");
+    drop(dir);
+}
+
+#[test]
+fn a_job_of_no_service_started_at_a_ticks_end_completes_in_the_next_tick() {
+    // 1 worker, 1 s ticks, fifo. A's job 0 runs 0-1; B's job 1 of no
+    // service arrives at 0.5 and waits; A's job 2 arrives at 1.5. At 1 s
+    // job 0 completes, tick 1 closes (B:1 waiting, A:1 B:0 completed), and
+    // only then job 1 starts and ends at 1, in tick 2. Job 2 runs 1.5-2.5.
+    // Tick 2: 1 worker free at its start, B then A chosen, A:1 B:1; tick 3:
+    // none free, A:2 B:1. The checker counted job 1's finish at 1 s as
+    // completed by tick 1's end and reported tick 1's B:0 as wrong.
+    let (dir, out) = run_yaml(
+        "workers: 1
+log: {tick: 1s}
+workload:
+  - {tenant: A, count: 1, at: 0s, service: 1s}
+  - {tenant: B, count: 1, at: 500ms, service: 0s}
+  - {tenant: A, count: 1, at: 1500ms, service: 1s}
+policies: [fifo]
+",
+        &["--no-plots", "--logs", "full"],
+    );
+    let jobs = read_csv(&out.join("fifo/jobs.csv"));
+    let got: Vec<(&str, &str)> = jobs.iter().map(|j| (cell(j, "start"), cell(j, "finish"))).collect();
+    assert_eq!(got, [("0", "1"), ("1", "1"), ("1.5", "2.5")]);
+    let ticks = std::fs::read_to_string(out.join("fifo/ticks.csv")).expect("ticks.csv");
+    let rows: Vec<&str> = ticks.lines().skip(1).collect();
+    assert_eq!(rows, ["1,1,1,B:1,A,,A:1 B:0,,", "2,2,1,,B A,,A:1 B:1,,", "3,3,0,,,,A:2 B:1,,"]);
+    let o = fairsim().arg("check").arg(&out).output().expect("run check");
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert!(said.contains("log-agrees: ok, checked 3 ticks"), "{said}");
+    drop(dir);
+}
+
+#[test]
+fn queue_lengths_of_a_tenant_whose_refused_jobs_wait_out_an_on_cap_delay_are_not_checked() {
+    // 2 workers, F capped at 1, fifo with `on_cap: {delay: 3s}`, 1 s jobs
+    // at 0, 0.2, 1.6 and 4.5 (issue 27's PostgreSQL case). Job 0 runs 0-1;
+    // job 1 is refused at F's cap at 0.2 and leaves the queue until 3.2;
+    // job 2 runs 1.6-2.6; job 1 3.2-4.2; job 3 4.5-5.5. So at the ends of
+    // ticks 1 to 3 nothing of F waits (job 1 is out of the queue), which the
+    // log says, while jobs.csv shows job 1 claimable from 0.2 to 3.2: the
+    // checker took it for waiting and reported tick 1's empty `waiting`.
+    let (dir, out) = run_yaml(
+        "workers: 2
+log: {tick: 1s}
+tenants: {F: {cap: 1}}
+workload:
+  - {tenant: F, count: 1, at: 0s, service: 1s}
+  - {tenant: F, count: 1, at: 200ms, service: 1s}
+  - {tenant: F, count: 1, at: 1600ms, service: 1s}
+  - {tenant: F, count: 1, at: 4500ms, service: 1s}
+policies:
+  - {policy: fifo, on_cap: {delay: 3s}}
+",
+        &["--no-plots", "--logs", "full"],
+    );
+    let ticks = std::fs::read_to_string(out.join("fifo/ticks.csv")).expect("ticks.csv");
+    let rows: Vec<&str> = ticks.lines().skip(1).collect();
+    assert_eq!(
+        rows,
+        [
+            "1,1,2,,F,F:at_cap,F:1,,",
+            "2,2,2,,F,F:delayed,F:1,,",
+            "3,3,1,,,,F:2,,",
+            "4,4,2,,F,,F:2,,",
+            "5,5,1,,F,,F:3,,",
+            "6,6,1,,,,F:4,,"
+        ]
+    );
+    let o = fairsim().arg("check").arg(&out).output().expect("run check");
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert!(said.contains("log-agrees: ok"), "{said}");
+    drop(dir);
+}

@@ -163,7 +163,12 @@ impl Recorder {
         if self.window.holds(now) {
             self.close_window()?;
         }
-        if self.tick.holds(now) {
+        // a tick opened at `now` holds what happened after its predecessor
+        // closed at that instant (a job of no service arriving at a tick's
+        // end): its row is written though no time passed in it, or the log
+        // would name a tick it lacks. The fairness window is left alone: a
+        // span of no time adds no service to it.
+        if self.tick.holds(now) || self.events != self.tick.events_at_close {
             self.close_tick(sc, snap)?;
         }
         Ok(())

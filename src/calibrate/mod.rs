@@ -102,8 +102,8 @@ pub fn run(args: &CalibrateArgs) -> Result<(PathBuf, compare::Calibration, Strin
             )));
         }
         pairs.push(Pair {
-            tenant: j.tenant,
-            class: j.class,
+            tenant: j.tenant.to_string(),
+            class: j.class.to_string(),
             arrival: j.arrival,
             recorded: r.start,
             simulated: j.start,

@@ -24,7 +24,7 @@ fn check(t: &Table, cols: &[(&str, Kind)], tick: i64) -> Result<()> {
     let found: Vec<(usize, Kind)> = cols.iter().filter_map(|(n, k)| Some((t.col(n).ok()?, *k))).collect();
     for (i, r) in t.rows.iter().enumerate() {
         for &(c, kind) in &found {
-            let cell = r.get(c).map_or("", String::as_str);
+            let cell = r.get(c).unwrap_or("");
             let fault = match kind {
                 Kind::Tick => match cell.parse::<i64>() {
                     Ok(n) if n >= 0 && n.checked_mul(tick.max(1)).is_some() => None,

@@ -51,8 +51,9 @@ pub fn work_conserving(run: &Run) -> RuleResult {
     let sc = &run.sc;
     let after = common_after(sc);
     let backoff = sc.retry.is_some();
-    // (time, busy delta, waiting delta, job)
-    let mut ev: Vec<(i64, i64, i64, usize)> = Vec::new();
+    // (time, busy delta, waiting delta, job): 16 bytes, as there are up to
+    // four per job
+    let mut ev: Vec<(i64, i8, i8, u32)> = Vec::new();
     for (k, j) in run.jobs.iter().enumerate() {
         let unknown = |why: &str| Ok(Verdict::Skipped(format!("job {} {why}", j.id)));
         if j.outcome == "rejected" {
@@ -77,6 +78,7 @@ pub fn work_conserving(run: &Run) -> RuleResult {
         if !complete {
             return unknown("has busy intervals jobs.csv does not give");
         }
+        let k = k as u32;
         for (a, b) in iv {
             ev.extend([(a, 1, 0, k), (b, -1, 0, k)]);
         }
@@ -86,10 +88,10 @@ pub fn work_conserving(run: &Run) -> RuleResult {
     }
     ev.sort_unstable();
     let workers = i64::from(sc.workers);
-    let (mut running, mut waiting_now, mut stretches) = (0, 0, 0);
+    let (mut running, mut waiting_now, mut stretches) = (0i64, 0i64, 0u64);
     for (i, &(t, db, dw, _)) in ev.iter().enumerate() {
-        running += db;
-        waiting_now += dw;
+        running += i64::from(db);
+        waiting_now += i64::from(dw);
         let next = ev.get(i + 1).map_or(t, |e| e.0);
         if next > t && waiting_now > 0 {
             stretches += 1;
@@ -104,7 +106,7 @@ pub fn work_conserving(run: &Run) -> RuleResult {
                             && j.start.or(j.finish).is_some_and(|s| s >= next)
                     })
                     .min_by_key(|j| (claimable(sc, j, after), j.id))
-                    .or_else(|| run.jobs.get(ev[i].3));
+                    .or_else(|| run.jobs.get(ev[i].3 as usize));
                 let rows: Vec<_> = j.into_iter().collect();
                 return Err(run.violation(
                     RULE,

@@ -3,10 +3,126 @@
 //! intervals it surely held a worker or waited, as far as one row per job
 //! can tell (it gives the first start and the last end only).
 
+use std::collections::HashSet;
+use std::sync::Arc;
+
 use crate::error::{Error, Result};
 use crate::model::{Action, Scenario};
 
-use super::table::{micros, Table};
+use super::table::{micros, Row, Table};
+
+/// A name cell of jobs.csv (tenant, class, outcome, pool), one allocation
+/// shared by every row that names it: a million rows name a handful of
+/// each, and a `String` per cell was most of `fairsim check`'s memory.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Name(Arc<str>);
+
+impl Name {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Default for Name {
+    fn default() -> Self {
+        Name(Arc::from(""))
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Self {
+        Name(Arc::from(s))
+    }
+}
+
+impl From<String> for Name {
+    fn from(s: String) -> Self {
+        Name(Arc::from(s))
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<String> for Name {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<Name> for String {
+    fn eq(&self, other: &Name) -> bool {
+        **self == *other.0
+    }
+}
+
+impl PartialEq<Name> for str {
+    fn eq(&self, other: &Name) -> bool {
+        *self == *other.0
+    }
+}
+
+impl PartialEq<Name> for &str {
+    fn eq(&self, other: &Name) -> bool {
+        **self == *other.0
+    }
+}
+
+impl serde::Serialize for Name {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+/// The distinct names seen so far.
+#[derive(Default)]
+struct Names(HashSet<Name>);
+
+impl Names {
+    fn get(&mut self, s: &str) -> Name {
+        if let Some(n) = self.0.get(s) {
+            return n.clone();
+        }
+        let n = Name::from(s);
+        self.0.insert(n.clone());
+        n
+    }
+}
 
 /// One row of jobs.csv, times in µs.
 #[derive(Debug, Clone)]
@@ -14,16 +130,16 @@ pub struct JobRow {
     /// Index of the row in the table (for [`Table::show`]).
     pub row: usize,
     pub id: u64,
-    pub tenant: String,
-    pub class: String,
+    pub tenant: Name,
+    pub class: Name,
     pub arrival: i64,
     pub start: Option<i64>,
     pub finish: Option<i64>,
     /// One attempt's service (slices and resumes included).
     pub service: i64,
     pub attempts: i64,
-    pub outcome: String,
-    pub pool: String,
+    pub outcome: Name,
+    pub pool: Name,
     pub slices: i64,
     pub deferred: bool,
     /// Times the producer sent it again.
@@ -46,15 +162,77 @@ impl JobRow {
 
 /// Parses every row of jobs.csv; a malformed cell is an input error at its line.
 pub fn read(t: &Table) -> Result<Vec<JobRow>> {
-    let c = |n: &str| t.col(n);
-    let (job, tenant, class, arrival, start, finish) =
-        (c("job")?, c("tenant")?, c("class")?, c("arrival")?, c("start")?, c("finish")?);
-    let (service, attempts, outcome, slices) = (c("service")?, c("attempts")?, c("outcome")?, c("slices")?);
-    let pool = t.col("pool").ok();
-    let admission = t.col("admission").ok();
-    let rule = t.col("admission_rule").ok();
+    let mut r = Reader::new(t)?;
     let mut out = Vec::with_capacity(t.rows.len());
-    for (i, r) in t.rows.iter().enumerate() {
+    for (i, row) in t.rows.iter().enumerate() {
+        out.push(r.row(t, i, row)?);
+    }
+    Ok(out)
+}
+
+/// Reads `dir/rel` (jobs.csv, called `name` in messages) row by row into
+/// typed rows, keeping of the file only what shows a row in a message;
+/// `Ok(None)` when it is missing.
+pub fn read_file(dir: &std::path::Path, rel: &str, name: &str) -> Result<Option<(Table, Vec<JobRow>)>> {
+    let mut reader: Option<Reader> = None;
+    let mut out = Vec::new();
+    let table = Table::read_each(dir, rel, name, &mut |t, i, row| {
+        let r = match reader.as_mut() {
+            Some(r) => r,
+            None => reader.insert(Reader::new(t)?),
+        };
+        out.push(r.row(t, i, &row)?);
+        Ok(())
+    })?;
+    let Some(table) = table else { return Ok(None) };
+    if reader.is_none() {
+        // a header alone still has to name the columns
+        Reader::new(&table)?;
+    }
+    Ok(Some((table, out)))
+}
+
+/// jobs.csv's column indices, and the names read so far.
+struct Reader {
+    job: usize,
+    tenant: usize,
+    class: usize,
+    arrival: usize,
+    start: usize,
+    finish: usize,
+    service: usize,
+    attempts: usize,
+    outcome: usize,
+    slices: usize,
+    pool: Option<usize>,
+    admission: Option<usize>,
+    rule: Option<usize>,
+    names: Names,
+}
+
+impl Reader {
+    fn new(t: &Table) -> Result<Reader> {
+        let c = |n: &str| t.col(n);
+        Ok(Reader {
+            job: c("job")?,
+            tenant: c("tenant")?,
+            class: c("class")?,
+            arrival: c("arrival")?,
+            start: c("start")?,
+            finish: c("finish")?,
+            service: c("service")?,
+            attempts: c("attempts")?,
+            outcome: c("outcome")?,
+            slices: c("slices")?,
+            pool: t.col("pool").ok(),
+            admission: t.col("admission").ok(),
+            rule: t.col("admission_rule").ok(),
+            names: Names::default(),
+        })
+    }
+
+    /// Row `i` of `t`, whose cells are `r`.
+    fn row(&mut self, t: &Table, i: usize, r: &Row) -> Result<JobRow> {
         let bad = |col: &str, v: &str| {
             Error::Usage(format!("{}: `{col}` is `{v}`, not what fairsim writes\n  {}", t.name, t.show(i)))
         };
@@ -67,32 +245,33 @@ pub fn read(t: &Table) -> Result<Vec<JobRow>> {
             }
         };
         let int = |k: usize, name: &str| r[k].parse::<i64>().map_err(|_| bad(name, &r[k]));
-        let adm = admission.map_or("", |k| r[k].as_str());
+        let adm = self.admission.map_or("", |k| &r[k]);
         let resends = adm
             .split(", ")
             .find_map(|p| p.strip_prefix("retried "))
             .map_or(Ok(0), |n| n.parse::<i64>().map_err(|_| bad("admission", adm)))?;
-        out.push(JobRow {
+        let names = &mut self.names;
+        Ok(JobRow {
             row: i,
-            id: r[job].parse().map_err(|_| bad("job", &r[job]))?,
-            tenant: r[tenant].clone(),
-            class: r[class].clone(),
-            arrival: time(arrival, "arrival")?,
-            start: opt_time(start, "start")?,
-            finish: opt_time(finish, "finish")?,
-            service: time(service, "service")?,
-            attempts: int(attempts, "attempts")?,
-            outcome: r[outcome].clone(),
-            pool: pool.map_or(String::new(), |k| r[k].clone()),
-            slices: int(slices, "slices")?,
+            id: r[self.job].parse().map_err(|_| bad("job", &r[self.job]))?,
+            tenant: names.get(&r[self.tenant]),
+            class: names.get(&r[self.class]),
+            arrival: time(self.arrival, "arrival")?,
+            start: opt_time(self.start, "start")?,
+            finish: opt_time(self.finish, "finish")?,
+            service: time(self.service, "service")?,
+            attempts: int(self.attempts, "attempts")?,
+            outcome: names.get(&r[self.outcome]),
+            pool: self.pool.map_or_else(Name::default, |k| names.get(&r[k])),
+            slices: int(self.slices, "slices")?,
             deferred: adm.starts_with("deferred"),
             resends,
-            rule: rule
+            rule: self
+                .rule
                 .and_then(|k| r[k].strip_prefix("rule "))
                 .and_then(|n| n.parse::<usize>().ok()?.checked_sub(1)),
-        });
+        })
     }
-    Ok(out)
 }
 
 /// The `after` shared by every `retry` rule (then the n-th re-send of a

@@ -18,12 +18,42 @@ fn in_log(t: &Table, rows: &[usize], time: i64, job: Option<u64>, what: String) 
     Violation { rule: RULE, time: Some(time), job, what, rows: shown }
 }
 
-/// A tenant's queue as its jobs' sorted entry instants and sorted exit instants.
-type Sides = (Vec<i64>, Vec<i64>);
+/// A completion as (finish, whether its last attempt ran no time).
+type Done = (i64, bool);
 
-/// How many of `sorted` are <= `t`.
-fn upto(sorted: &[i64], t: i64) -> i64 {
-    sorted.partition_point(|&x| x <= t) as i64
+/// Whether `x` completed by the end of the tick ending at `t`. A tick
+/// closes after the completions at its end and before the starts there, so
+/// an attempt of no service that ends at `t` started at `t`, in the next
+/// tick, and completes in it.
+fn done_by(x: Done, t: i64) -> bool {
+    x <= (t, false)
+}
+
+/// A tenant's queue as its jobs' sorted entry instants and sorted exit instants.
+type Sides = (Upto<i64>, Upto<i64>);
+
+/// A sorted list and how many of it are below a bound that only grows (the
+/// ticks are read in time order): each list is walked once, where a binary
+/// search per tick and tenant missed the cache at every probe.
+struct Upto<T> {
+    v: Vec<T>,
+    n: usize,
+}
+
+impl<T: Copy + Ord> Upto<T> {
+    fn new(mut v: Vec<T>) -> Self {
+        v.sort_unstable();
+        Upto { v, n: 0 }
+    }
+
+    /// How many are `below`, a predicate that holds for a prefix of the
+    /// list and for a longer one at each call.
+    fn count(&mut self, below: impl Fn(T) -> bool) -> i64 {
+        while self.v.get(self.n).is_some_and(|&x| below(x)) {
+            self.n += 1;
+        }
+        self.n as i64
+    }
 }
 
 pub fn log_agrees(run: &Run) -> RuleResult {
@@ -39,16 +69,24 @@ pub fn log_agrees(run: &Run) -> RuleResult {
     };
     let rows = observed::read(&src, &|t, rows, time, what| in_log(t, rows, time, None, what))?;
     // cumulative completions: jobs completed by the tick's end
-    let mut done: HashMap<&str, Vec<i64>> = HashMap::new();
+    let mut finished: HashMap<&str, Vec<Done>> = HashMap::new();
     for j in run.jobs.iter().filter(|j| j.outcome == "completed") {
-        done.entry(j.tenant.as_str()).or_default().push(j.finish.unwrap_or(i64::MAX));
+        finished.entry(j.tenant.as_str()).or_default().push((j.finish.unwrap_or(i64::MAX), j.service == 0));
     }
-    done.values_mut().for_each(|v| v.sort_unstable());
+    let mut done: HashMap<&str, Upto<Done>> = finished.into_iter().map(|(t, v)| (t, Upto::new(v))).collect();
     // queue lengths, for tenants whose every job waited once, in one piece
     let after = common_after(&run.sc);
     let mut queue: HashMap<&str, Option<Vec<(i64, i64)>>> = HashMap::new();
+    // under `on_cap: {delay}` a job refused at its tenant's cap leaves the
+    // queue for the delay, which jobs.csv does not show
+    let delays = run.spec.as_ref().is_some_and(|s| s.cap_delay.is_some());
+    let capped = |t: &str| run.sc.tenants.id_of(t).and_then(|id| run.sc.tenants.cap(id)).is_some();
     for j in run.jobs.iter().filter(|j| j.outcome != "rejected") {
         let e = queue.entry(j.tenant.as_str()).or_insert(Some(Vec::new()));
+        if delays && capped(&j.tenant) {
+            *e = None;
+            continue;
+        }
         // a job that expired unstarted has no finish: when it left the queue is unknown
         let known_end = j.start.is_some() || j.finish.is_some();
         // one that started and then expired was stopped (a capacity loss,
@@ -60,21 +98,19 @@ pub fn log_agrees(run: &Run) -> RuleResult {
             _ => *e = None,
         }
     }
-    // first starts per (tick, tenant): a start at a tick boundary opens the next tick
-    // as sorted entries and exits, so a queue length is two binary searches
+    // as sorted entries and exits, so a queue length is two counts
     // (an exit is never before its entry: start-after-arrival held)
-    let queue: HashMap<&str, Option<Sides>> = queue
+    let mut queue: HashMap<&str, Option<Sides>> = queue
         .into_iter()
         .map(|(t, v)| {
             let sides = v.map(|v| {
-                let (mut a, mut b): (Vec<i64>, Vec<i64>) = v.into_iter().unzip();
-                a.sort_unstable();
-                b.sort_unstable();
-                (a, b)
+                let (a, b): (Vec<i64>, Vec<i64>) = v.into_iter().unzip();
+                (Upto::new(a), Upto::new(b))
             });
             (t, sides)
         })
         .collect();
+    // first starts per (tick, tenant): a start at a tick boundary opens the next tick
     let mut starts: BTreeMap<(i64, &str), i64> = BTreeMap::new();
     for j in &run.jobs {
         if let Some(s) = j.start {
@@ -101,7 +137,7 @@ pub fn log_agrees(run: &Run) -> RuleResult {
         }
         last = index;
         for &(tenant, n) in &r.completed {
-            let want = done.get(tenant).map_or(0, |v| upto(v, r.time));
+            let want = done.get_mut(tenant).map_or(0, |u| u.count(|x| done_by(x, r.time)));
             cells += 1;
             if n.parse::<i64>().ok() != Some(want) {
                 return Err(in_log(
@@ -117,7 +153,7 @@ pub fn log_agrees(run: &Run) -> RuleResult {
         // a tenant without an entry in the tick keeps its count: the total
         // catches one whose jobs completed unlisted
         let total: i64 = state.values().sum();
-        let all: i64 = done.values().map(|v| upto(v, r.time)).sum();
+        let all: i64 = done.values_mut().map(|u| u.count(|x| done_by(x, r.time))).sum();
         if all != total {
             return Err(in_log(
                 t,
@@ -131,11 +167,10 @@ pub fn log_agrees(run: &Run) -> RuleResult {
             ));
         }
         let waiting: HashMap<&str, &str> = r.waiting.iter().copied().collect();
-        for (tenant, spans) in &queue {
+        for (tenant, spans) in queue.iter_mut() {
             let Some((entries, exits)) = spans else { continue };
             // claimable before the tick's end, not started before it
-            let before = |v: &[i64]| v.partition_point(|&x| x < r.time) as i64;
-            let want = before(entries) - before(exits);
+            let want = entries.count(|x| x < r.time) - exits.count(|x| x < r.time);
             let got = waiting.get(tenant).map_or(Some(0), |v| v.parse().ok());
             queues += 1;
             if got != Some(want) {
@@ -280,7 +315,7 @@ fn skips_with_reasons(s: &Table) -> RuleResult {
     for (i, r) in s.rows.iter().enumerate() {
         if r[c_tenant].is_empty() || r[c_reason].is_empty() {
             let time = s.col("time").ok().and_then(|c| micros(&r[c])).unwrap_or(0);
-            let entry = format!("{}:{}", r[c_tenant], r[c_reason]);
+            let entry = format!("{}:{}", &r[c_tenant], &r[c_reason]);
             let mut v = in_log(s, &[i], time, None, format!("skip `{entry}` has no tenant or no reason"));
             v.rule = "stop-unexplained-skip";
             return Err(v);

@@ -235,9 +235,10 @@ fn load(dir: &Path) -> Result<Vec<Run>> {
         let need = |name: &str| -> Result<Table> {
             Table::read(&sub, name)?.ok_or_else(|| missing(dir, &format!("no {label}/{name}")))
         };
-        let mut jobs_table = need("jobs.csv")?;
+        // jobs.csv streams into typed rows: its cells are not kept
+        let (jobs_table, jobs) = jobs::read_file(&sub, "jobs.csv", &format!("{label}/jobs.csv"))?
+            .ok_or_else(|| missing(dir, &format!("no {label}/jobs.csv")))?;
         let mut ticks = need("ticks.csv")?;
-        jobs_table.name = format!("{label}/jobs.csv");
         ticks.name = format!("{label}/ticks.csv");
         let named = |name: &str| -> Result<Option<Table>> {
             Ok(Table::read(&sub, name)?.map(|mut t| {
@@ -254,7 +255,6 @@ fn load(dir: &Path) -> Result<Vec<Run>> {
             refusals: refusals.as_ref(),
         };
         cells::observation_log(&ticks, &long, sc.tick as i64)?;
-        let jobs = jobs::read(&jobs_table)?;
         let spec = sc.policies.iter().find(|p| p.label == label).cloned();
         let run_sc = match &spec {
             Some(s) => sc.for_run(s).into_owned(),

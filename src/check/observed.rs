@@ -84,8 +84,8 @@ pub fn read<'t>(src: &Sources<'t>, fail: &Fail) -> Result<Vec<Tick<'t>>, Violati
                 let [c_tenant, c_queued, c_done] = columns(long, ["tenant", "queued", "completed"], fail)?;
                 for &k in rows.iter().flatten() {
                     let row = &long.rows[k];
-                    let name = row[c_tenant].as_str();
-                    if row[c_queued] != "0" {
+                    let name = &row[c_tenant];
+                    if &row[c_queued] != "0" {
                         tick.waiting.push((name, &row[c_queued]));
                     }
                     tick.completed.push((name, &row[c_done]));
@@ -99,8 +99,8 @@ pub fn read<'t>(src: &Sources<'t>, fail: &Fail) -> Result<Vec<Tick<'t>>, Violati
                     for &k in per_refusal.remove(&index).iter().flatten() {
                         let row = &long.rows[k];
                         for (map, c) in [(&mut refused, c_refused), (&mut deferred, c_deferred)] {
-                            if row[c] != "0" {
-                                map.insert(row[c_tenant].as_str(), row[c].as_str());
+                            if &row[c] != "0" {
+                                map.insert(&row[c_tenant], &row[c]);
                             }
                         }
                     }
@@ -115,7 +115,7 @@ pub fn read<'t>(src: &Sources<'t>, fail: &Fail) -> Result<Vec<Tick<'t>>, Violati
                     let Some(c) = c else { continue };
                     if !lists_exactly(&r[c], want, &mut used) {
                         let long = format!("{file} has {}", show(want));
-                        return Err(differs(name, &long, r[c].clone()));
+                        return Err(differs(name, &long, r[c].to_string()));
                     }
                 }
             }
@@ -128,10 +128,10 @@ pub fn read<'t>(src: &Sources<'t>, fail: &Fail) -> Result<Vec<Tick<'t>>, Violati
             Some(d) => {
                 let c = d.col("tenant").map_err(|_| fail(d, &[], 0, "no `tenant` column".into()))?;
                 let rows = per_dispatch.remove(&index).unwrap_or_default();
-                tick.chosen = rows.iter().map(|&k| d.rows[k][c].as_str()).collect();
+                tick.chosen = rows.iter().map(|&k| &d.rows[k][c]).collect();
                 if tick.chosen.join(" ") != r[c_chosen] {
                     let long = format!("dispatches.csv lists `{}`", tick.chosen.join(" "));
-                    return Err(differs("chosen", &long, r[c_chosen].clone()));
+                    return Err(differs("chosen", &long, r[c_chosen].to_string()));
                 }
             }
             None => tick.chosen = r[c_chosen].split_whitespace().collect(),
@@ -143,11 +143,11 @@ pub fn read<'t>(src: &Sources<'t>, fail: &Fail) -> Result<Vec<Tick<'t>>, Violati
                     return Err(fail(s, &[], 0, "skips.csv lacks a column".into()));
                 };
                 let rows = per_skip.remove(&index).unwrap_or_default();
-                tick.skipped = rows.iter().map(|&k| (s.rows[k][a].as_str(), s.rows[k][b].as_str())).collect();
+                tick.skipped = rows.iter().map(|&k| (&s.rows[k][a], &s.rows[k][b])).collect();
                 let listed: Vec<String> = tick.skipped.iter().map(|(t, r)| format!("{t}:{r}")).collect();
                 if listed.join(" ") != r[c_skipped] {
                     let long = format!("skips.csv lists `{}`", listed.join(" "));
-                    return Err(differs("skipped", &long, r[c_skipped].clone()));
+                    return Err(differs("skipped", &long, r[c_skipped].to_string()));
                 }
             }
             None => {

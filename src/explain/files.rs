@@ -88,13 +88,13 @@ fn rows<T>(dir: &Path, name: &str, row: impl Fn(&Cells) -> Option<T>) -> Result<
 
 struct Cells<'a> {
     table: &'a Table,
-    row: &'a [String],
+    row: &'a crate::results::table::Row,
 }
 
 impl Cells<'_> {
     fn text(&self, col: &str) -> Option<String> {
         let i = self.table.col(col).ok()?;
-        self.row.get(i).cloned()
+        self.row.get(i).map(str::to_string)
     }
     fn int(&self, col: &str) -> Option<u64> {
         self.text(col)?.parse().ok()

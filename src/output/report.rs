@@ -47,7 +47,7 @@ impl Table {
     /// file is an input error (exit 2).
     pub fn read(path: &Path) -> Result<Table> {
         let t = crate::results::read(path)?;
-        Ok(Table { header: t.header().to_vec(), rows: t.rows })
+        Ok(Table { header: t.header().to_vec(), rows: t.rows.iter().map(|r| r.to_vec()).collect() })
     }
 
     /// Index of a column; an input error naming the file when absent.

@@ -16,15 +16,103 @@ pub struct Table {
     /// The file, for input errors.
     pub path: PathBuf,
     header: Vec<String>,
-    pub rows: Vec<Vec<String>>,
+    pub rows: Vec<Row>,
     /// 1-based line number of each row in the file.
     pub lines: Vec<usize>,
-    text: Vec<String>,
+    /// The file's text (shared with the reader while rows stream), and
+    /// where each of its lines starts in it.
+    text: std::sync::Arc<str>,
+    line_starts: Vec<usize>,
+}
+
+/// One row's cells in one buffer: a results folder of a million jobs has
+/// 16 million cells in jobs.csv alone, and a `String` each (an allocation
+/// and 24 bytes beside the text) made `fairsim check` take gigabytes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Row {
+    text: Box<str>,
+    /// The end of each cell in `text`.
+    ends: Box<[u32]>,
+}
+
+impl Row {
+    /// A CSV record's cells, copied in one piece.
+    fn of_record(rec: &csv::StringRecord) -> Row {
+        let ends = (0..rec.len()).map(|i| rec.range(i).map_or(0, |r| r.end) as u32).collect();
+        Row { text: rec.as_slice().into(), ends }
+    }
+
+    pub fn new<S: AsRef<str>>(cells: impl IntoIterator<Item = S>) -> Row {
+        let mut text = String::new();
+        let mut ends = Vec::new();
+        for c in cells {
+            text.push_str(c.as_ref());
+            ends.push(text.len() as u32);
+        }
+        Row { text: text.into_boxed_str(), ends: ends.into_boxed_slice() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)? as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        Some(&self.text[start..end])
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| &self[i])
+    }
+
+    /// The cells as strings, for the tables that own theirs.
+    pub fn to_vec(&self) -> Vec<String> {
+        self.iter().map(str::to_string).collect()
+    }
+}
+
+impl std::ops::Index<usize> for Row {
+    type Output = str;
+
+    fn index(&self, i: usize) -> &str {
+        match self.get(i) {
+            Some(c) => c,
+            None => panic!("cell {i} of a row of {} cells", self.len()),
+        }
+    }
+}
+
+/// Where each line of `text` starts.
+fn starts_of_lines(text: &str) -> Vec<usize> {
+    std::iter::once(0).chain(text.match_indices('\n').map(|(k, _)| k + 1)).collect()
 }
 
 impl Table {
     /// Reads `dir/rel`; `Ok(None)` when the file does not exist.
     pub fn read(dir: &Path, rel: &str) -> Result<Option<Table>> {
+        let mut rows = Vec::new();
+        let t = Self::read_each(dir, rel, rel, &mut |_, _, row| {
+            rows.push(row);
+            Ok(())
+        })?;
+        Ok(t.map(|t| Table { rows, ..t }))
+    }
+
+    /// Reads `dir/rel` handing each row to `each` (the table so far, the
+    /// row's index, its cells) instead of keeping it: the table returned
+    /// has no rows, only what [`Table::show`] needs. `name` is the path as
+    /// messages print it. `Ok(None)` when the file does not exist.
+    pub fn read_each(
+        dir: &Path,
+        rel: &str,
+        name: &str,
+        each: &mut dyn FnMut(&Table, usize, Row) -> Result<()>,
+    ) -> Result<Option<Table>> {
         let path: PathBuf = dir.join(rel);
         if !path.is_file() {
             return Ok(None);
@@ -32,27 +120,45 @@ impl Table {
         // a file of the folder that cannot be read is bad input (exit code 2)
         let raw =
             std::fs::read(&path).map_err(|e| Error::input(&path, 0, 0, format!("cannot read it: {e}")))?;
-        let raw = utf8(&path, raw)?;
+        let raw: std::sync::Arc<str> = utf8(&path, raw)?.into();
         let bad = |line: usize, what: String| Error::input(&path, line, 0, what);
-        let mut r = csv::ReaderBuilder::new().has_headers(true).from_reader(raw.as_bytes());
-        let header: Vec<String> = r
-            .headers()
-            .map_err(|e| bad(1, format!("not a CSV header: {e}")))?
-            .iter()
-            .map(str::to_string)
-            .collect();
-        let mut rows = Vec::new();
-        let mut lines = Vec::new();
-        for rec in r.records() {
-            let rec = rec.map_err(|e| {
-                let line = e.position().map_or(0, |p| p.line() as usize);
-                bad(line, format!("not a CSV row: {e}; was the file edited by hand?"))
-            })?;
-            lines.push(rec.position().map_or(0, |p| p.line() as usize));
-            rows.push(rec.iter().map(str::to_string).collect());
+        let header: Vec<String> = {
+            let mut r = csv::ReaderBuilder::new().has_headers(true).from_reader(raw.as_bytes());
+            r.headers()
+                .map_err(|e| bad(1, format!("not a CSV header: {e}")))?
+                .iter()
+                .map(str::to_string)
+                .collect()
+        };
+        let line_starts = starts_of_lines(&raw);
+        let mut t = Table {
+            name: name.to_string(),
+            path: path.clone(),
+            header,
+            rows: Vec::new(),
+            lines: Vec::new(),
+            text: raw.clone(),
+            line_starts,
+        };
+        {
+            let mut r = csv::ReaderBuilder::new().has_headers(true).from_reader(raw.as_bytes());
+            let mut rec = csv::StringRecord::new();
+            let mut i = 0;
+            loop {
+                match r.read_record(&mut rec) {
+                    Ok(false) => break,
+                    Ok(true) => {}
+                    Err(e) => {
+                        let line = e.position().map_or(0, |p| p.line() as usize);
+                        return Err(bad(line, format!("not a CSV row: {e}; was the file edited by hand?")));
+                    }
+                }
+                t.lines.push(rec.position().map_or(0, |p| p.line() as usize));
+                each(&t, i, Row::of_record(&rec))?;
+                i += 1;
+            }
         }
-        let text = raw.lines().map(str::to_string).collect();
-        Ok(Some(Table { name: rel.to_string(), path, header, rows, lines, text }))
+        Ok(Some(t))
     }
 
     /// An input error at cell (`row`, `col`) of this file: its line and
@@ -73,7 +179,31 @@ impl Table {
     /// A table of a file that is not CSV (an SWF log): no header, no
     /// cells, only the file's `text` and the 1-based line of each row.
     pub fn of_lines(name: String, text: Vec<String>, lines: Vec<usize>) -> Table {
-        Table { path: PathBuf::from(&name), name, header: Vec::new(), rows: Vec::new(), lines, text }
+        let text: std::sync::Arc<str> = text.join("\n").into();
+        let line_starts = starts_of_lines(&text);
+        Table {
+            path: PathBuf::from(&name),
+            name,
+            header: Vec::new(),
+            rows: Vec::new(),
+            lines,
+            text,
+            line_starts,
+        }
+    }
+
+    /// Line `n` (1-based) of the file, without its line break.
+    fn line(&self, n: usize) -> &str {
+        let Some(&start) = n.checked_sub(1).and_then(|k| self.line_starts.get(k)) else { return "" };
+        let end = self.line_starts.get(n).map_or(self.text.len(), |&e| e - 1);
+        let l = &self.text[start..end.max(start)];
+        l.strip_suffix('\r').unwrap_or(l)
+    }
+
+    /// Forgets the rows' cells, keeping what [`Table::show`] needs: for a
+    /// file read once into typed columns.
+    pub fn drop_cells(&mut self) {
+        self.rows = Vec::new();
     }
 
     /// The column names.
@@ -100,13 +230,12 @@ impl Table {
     /// Row `i` as `file:line: text`, for a violation's evidence.
     pub fn show(&self, i: usize) -> String {
         let line = self.lines[i];
-        let text = self.text.get(line.wrapping_sub(1)).map_or("", String::as_str);
-        format!("{}:{line}: {text}", self.name)
+        format!("{}:{line}: {}", self.name, self.line(line))
     }
 
     /// The header as `file:1: text`.
     pub fn show_header(&self) -> String {
-        format!("{}:1: {}", self.name, self.text.first().map_or("", String::as_str))
+        format!("{}:1: {}", self.name, self.line(1))
     }
 }
 
@@ -158,7 +287,9 @@ pub fn micros(cell: &str) -> Option<i64> {
         return None;
     }
     let whole: i64 = int.parse().ok()?;
-    let part: i64 = if frac.is_empty() { 0 } else { format!("{frac:0<6}").parse().ok()? };
+    // the digits padded to six by hand: check reads millions of these
+    let part =
+        frac.bytes().fold(0i64, |n, b| n * 10 + i64::from(b - b'0')) * 10i64.pow(6 - frac.len() as u32);
     whole.checked_mul(1_000_000)?.checked_add(part)
 }
 

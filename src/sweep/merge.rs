@@ -219,7 +219,7 @@ fn number_cells(p: &Part, table: &crate::results::table::Table, n: usize, lead: 
                 p.shard.count,
                 n + 1,
                 header[c],
-                row[c]
+                &row[c]
             ),
         )
     };
@@ -273,8 +273,8 @@ fn read_runs(
             return broken(format!(
                 "row {} is point {} policy {}, where run {} is point {} policy {}",
                 n + 1,
-                row[0],
-                row[policy],
+                &row[0],
+                &row[policy],
                 expected[n],
                 at.point,
                 labels[at.policy]
@@ -282,7 +282,7 @@ fn read_runs(
         }
         number_cells(p, &table, n, lead)?;
     }
-    let rows = table.rows;
+    let rows: Vec<Vec<String>> = table.rows.iter().map(|r| r.to_vec()).collect();
     if rows.len() != expected.len() {
         return broken(format!("has {} runs, the shard {}", rows.len(), expected.len()));
     }

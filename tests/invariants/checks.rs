@@ -116,7 +116,7 @@ fn counts_agree(run: &Run) -> Result<(), String> {
             c[1 + outcome] += 1;
             c[6] += i64::from(j.deferred);
         }
-        let r = refusals.entry(j.tenant.clone()).or_default();
+        let r = refusals.entry(j.tenant.to_string()).or_default();
         r[0] += j.resends + i64::from(j.outcome == "rejected");
         r[1] += i64::from(j.deferred);
     }
