@@ -126,4 +126,7 @@ pub struct PoolSpec {
     /// Jobs a worker claims per fetch (`LIMIT N`) and then runs one after
     /// another; 1 without claim batching.
     pub batch: u32,
+    /// Its dispatch costs: its own `costs:`, the top-level ones for the keys
+    /// it leaves out.
+    pub costs: super::Costs,
 }

@@ -102,6 +102,7 @@ pub struct RawScenario {
     pub capacity: Option<Spanned<Vec<Spanned<RawCapacityChange>>>>,
     pub slowdowns: Option<Spanned<Vec<Spanned<RawSlowdown>>>>,
     pub retry: Option<Spanned<RawRetry>>,
+    pub costs: Option<Spanned<RawCosts>>,
     /// Each a map with one measure key; the loader reads the keys.
     pub objectives: Option<Spanned<Vec<Spanned<RawValue>>>>,
     /// `fairsim sweep`'s options; `run` ignores them.
@@ -284,6 +285,17 @@ pub struct RawPool {
     pub weights: Option<Spanned<Vec<Spanned<f64>>>>,
     pub count: Option<Spanned<u32>>,
     pub batch: Option<Spanned<u32>>,
+    pub costs: Option<Spanned<RawCosts>>,
+}
+
+/// `costs: {claim: 0.8ms, refusal: 0.5ms, finish: 1ms, poll_interval: 10ms}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCosts {
+    pub claim: Option<Spanned<Dur>>,
+    pub refusal: Option<Spanned<Dur>>,
+    pub finish: Option<Spanned<Dur>>,
+    pub poll_interval: Option<Spanned<Dur>>,
 }
 
 /// `log: {tick: 1s, window: 10s}`.

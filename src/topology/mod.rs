@@ -19,6 +19,7 @@
 //! as waiting for its tenant.
 
 pub mod planner;
+pub mod poll;
 pub mod pools;
 pub mod route;
 
@@ -101,6 +102,9 @@ pub struct Dispatcher<'s> {
     listed: Vec<u64>,
     scanned: u64,
     wakes: bool,
+    /// Pools with a poll interval (`costs: {poll_interval}`), whose idle
+    /// workers sleep between looks.
+    polling: Vec<PoolId>,
     stats: Rc<RefCell<TopologyStats>>,
 }
 
@@ -138,6 +142,10 @@ impl<'s> Dispatcher<'s> {
         }
         // every queue's policy is built alike, so one answers for all
         let wakes = first.may_wake();
+        let polling: Vec<PoolId> = (topology.pools.iter().enumerate())
+            .filter(|(_, p)| p.costs.poll_interval > 0)
+            .map(|(i, _)| i as PoolId)
+            .collect();
         Dispatcher {
             sc,
             queues: (0..n).map(|_| None).collect(),
@@ -170,6 +178,7 @@ impl<'s> Dispatcher<'s> {
             listed: vec![0; n],
             scanned: 0,
             wakes,
+            polling,
             stats,
         }
     }
@@ -319,7 +328,8 @@ impl<'s> Dispatcher<'s> {
     /// Counts the start of the job in `slot` by a worker of pool `p`.
     fn note_start(&mut self, slot: Slot, p: PoolId, jobs: &JobTable, now: Time) {
         let q = self.placement[slot as usize].0;
-        let wait = now - jobs.get(slot).ready;
+        // the service starts after the pool's claim cost (docs/metrics.md, Wait)
+        let wait = now + self.pools[p as usize].costs.claim - jobs.get(slot).ready;
         let mut s = self.stats.borrow_mut();
         s.started[q as usize] += 1;
         s.pool_started[p as usize] += 1;
@@ -351,7 +361,7 @@ impl<'s> Dispatcher<'s> {
             .nonempty
             .iter()
             .copied()
-            .filter(|&q| self.subscribers[q as usize].iter().all(|&(p, _)| self.pools[p as usize].free == 0))
+            .filter(|&q| self.subscribers[q as usize].iter().all(|&(p, _)| !self.pools[p as usize].idle()))
             .collect();
         for q in unpolled {
             let reason = if self.throttled_into[q as usize] { Skip::Throttled } else { Skip::NotSubscribed };
@@ -418,6 +428,12 @@ impl Policy for Dispatcher<'_> {
     }
 
     fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
+        // something may have become claimable: sleepers plan their next look
+        for &p in &self.polling {
+            if let Some(s) = self.pools[p as usize].sleepers.as_mut() {
+                s.plan(now);
+            }
+        }
         if !self.continuing.is_empty() {
             return self.continue_batch(jobs, now);
         }
@@ -442,11 +458,19 @@ impl Policy for Dispatcher<'_> {
     }
 
     fn on_finish(&mut self, job: &Job, now: Time) {
+        self.on_finish_held(job, now);
+        self.release(job.seq, job.pool, now);
+    }
+
+    fn on_finish_held(&mut self, job: &Job, now: Time) {
         let (q, p) = (job.queue, job.pool);
         self.queue(q).on_finish(job, now);
         self.stats.borrow_mut().pool_busy[p as usize] += u128::from(job.service);
+    }
+
+    fn release(&mut self, seq: u64, p: PoolId, _now: Time) {
         if self.pools[p as usize].batch > 1 {
-            if let Some(b) = self.batch_of.remove(&job.seq) {
+            if let Some(b) = self.batch_of.remove(&seq) {
                 if !self.batches[b as usize].is_empty() {
                     // the worker stays busy with its batch
                     self.continuing.push_back(b);
@@ -468,14 +492,40 @@ impl Policy for Dispatcher<'_> {
     }
 
     fn next_wakeup(&self) -> Option<Time> {
+        let looks = self.polling.iter().filter_map(|&p| self.pools[p as usize].sleepers.as_ref());
+        let look = looks.map(poll::Sleepers::next_look).min().filter(|&t| t < Time::MAX);
         if !self.wakes {
-            return None;
+            return look;
         }
-        self.queues.iter().flatten().filter_map(|q| q.next_wakeup()).min()
+        let queues = self.queues.iter().flatten().filter_map(|q| q.next_wakeup()).min();
+        queues.into_iter().chain(look).min()
     }
 
     fn may_wake(&self) -> bool {
-        self.wakes
+        self.wakes || !self.polling.is_empty()
+    }
+
+    fn on_wakeup(&mut self, _jobs: &mut JobTable, now: Time) {
+        for &p in &self.polling {
+            let pool = &mut self.pools[p as usize];
+            let woken = pool.sleepers.as_mut().map_or(0, |s| s.wake(now));
+            pool.free += woken;
+            if woken > 0 && !pool.nonempty.is_empty() {
+                self.ready.insert(p);
+            }
+        }
+    }
+
+    fn after_dispatch(&mut self, now: Time) {
+        for &p in &self.polling {
+            let pool = &mut self.pools[p as usize];
+            if pool.free > 0 {
+                let s = pool.sleepers.as_mut().expect("a polling pool has sleepers");
+                s.sleep(now, pool.free);
+                pool.free = 0;
+                self.ready.remove(&p);
+            }
+        }
     }
 
     fn placement(&self, slot: Slot) -> (QueueId, PoolId) {
