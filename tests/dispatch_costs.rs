@@ -239,5 +239,5 @@ fn costs_with_capacity_changes_or_a_polling_planner_are_refused() {
         "workers: 1\ncosts: {poll_interval: 1s}\nworkload:\n  - {tenant: A, count: 1, service: 1s}\ntopologies:\n  p:\n    planner: {interval: 1s, batch: 1}\npolicies: [{policy: fifo, topology: p}]\n",
         "plan.yaml",
     );
-    assert!(msg.contains("plan.yaml:6:") && msg.contains("poll"), "{msg}");
+    assert!(msg.contains("plan.yaml:7:") && msg.contains("poll"), "{msg}");
 }

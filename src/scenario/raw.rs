@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 pub use super::named_map::NamedMap;
+pub use super::raw_dispatch::{RawCosts, RawLimiter};
 
 /// A scalar written as a YAML string or number, kept as text.
 ///
@@ -286,17 +287,9 @@ pub struct RawPool {
     pub count: Option<Spanned<u32>>,
     pub batch: Option<Spanned<u32>>,
     pub costs: Option<Spanned<RawCosts>>,
+    pub limiter: Option<Spanned<RawLimiter>>,
 }
 
-/// `costs: {claim: 0.8ms, refusal: 0.5ms, finish: 1ms, poll_interval: 10ms}`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawCosts {
-    pub claim: Option<Spanned<Dur>>,
-    pub refusal: Option<Spanned<Dur>>,
-    pub finish: Option<Spanned<Dur>>,
-    pub poll_interval: Option<Spanned<Dur>>,
-}
 
 /// `log: {tick: 1s, window: 10s}`.
 #[derive(Debug, Deserialize)]

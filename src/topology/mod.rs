@@ -18,10 +18,12 @@
 //! batch before any pool polls). Until it starts, a claimed job still counts
 //! as waiting for its tenant.
 
+pub mod limiter;
 pub mod planner;
 pub mod poll;
 pub mod pools;
 pub mod route;
+mod waits;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -105,6 +107,8 @@ pub struct Dispatcher<'s> {
     /// Pools with a poll interval (`costs: {poll_interval}`), whose idle
     /// workers sleep between looks.
     polling: Vec<PoolId>,
+    /// Pools with a start limiter (`limiter:`).
+    limited: Vec<PoolId>,
     stats: Rc<RefCell<TopologyStats>>,
 }
 
@@ -146,6 +150,8 @@ impl<'s> Dispatcher<'s> {
             .filter(|(_, p)| p.costs.poll_interval > 0)
             .map(|(i, _)| i as PoolId)
             .collect();
+        let limited: Vec<PoolId> =
+            (topology.pools.iter().enumerate()).filter(|(_, p)| p.limiter.is_some()).map(|(i, _)| i as PoolId).collect();
         Dispatcher {
             sc,
             queues: (0..n).map(|_| None).collect(),
@@ -179,6 +185,7 @@ impl<'s> Dispatcher<'s> {
             scanned: 0,
             wakes,
             polling,
+            limited,
             stats,
         }
     }
@@ -428,17 +435,20 @@ impl Policy for Dispatcher<'_> {
     }
 
     fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
-        // something may have become claimable: sleepers plan their next look
-        for &p in &self.polling {
-            if let Some(s) = self.pools[p as usize].sleepers.as_mut() {
-                s.plan(now);
-            }
-        }
+        self.plan_sleepers(now);
         if !self.continuing.is_empty() {
             return self.continue_batch(jobs, now);
         }
         while let Some(&p) = self.ready.first() {
+            if !self.limiter_allows(p, gate, now) {
+                // asleep until the limiter allows a start (see `on_wakeup`)
+                self.ready.remove(&p);
+                continue;
+            }
             if let Some(slot) = self.fetch(p, jobs, gate, now) {
+                if let Some(l) = self.pools[p as usize].limiter.as_mut() {
+                    l.count(now);
+                }
                 return Some(slot);
             }
             // nothing claimable for this pool until something changes
@@ -492,8 +502,7 @@ impl Policy for Dispatcher<'_> {
     }
 
     fn next_wakeup(&self) -> Option<Time> {
-        let looks = self.polling.iter().filter_map(|&p| self.pools[p as usize].sleepers.as_ref());
-        let look = looks.map(poll::Sleepers::next_look).min().filter(|&t| t < Time::MAX);
+        let look = self.next_pool_wakeup();
         if !self.wakes {
             return look;
         }
@@ -502,30 +511,15 @@ impl Policy for Dispatcher<'_> {
     }
 
     fn may_wake(&self) -> bool {
-        self.wakes || !self.polling.is_empty()
+        self.wakes || !self.polling.is_empty() || !self.limited.is_empty()
     }
 
     fn on_wakeup(&mut self, _jobs: &mut JobTable, now: Time) {
-        for &p in &self.polling {
-            let pool = &mut self.pools[p as usize];
-            let woken = pool.sleepers.as_mut().map_or(0, |s| s.wake(now));
-            pool.free += woken;
-            if woken > 0 && !pool.nonempty.is_empty() {
-                self.ready.insert(p);
-            }
-        }
+        self.wake_pools(now);
     }
 
     fn after_dispatch(&mut self, now: Time) {
-        for &p in &self.polling {
-            let pool = &mut self.pools[p as usize];
-            if pool.free > 0 {
-                let s = pool.sleepers.as_mut().expect("a polling pool has sleepers");
-                s.sleep(now, pool.free);
-                pool.free = 0;
-                self.ready.remove(&p);
-            }
-        }
+        self.sleep_idle(now);
     }
 
     fn placement(&self, slot: Slot) -> (QueueId, PoolId) {
@@ -538,41 +532,4 @@ impl Hints for Dispatcher<'_> {}
 impl Explain for Dispatcher<'_> {}
 
 #[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use super::*;
-    use crate::policy::testkit::Kit;
-    use crate::scenario::load_str;
-
-    #[test]
-    fn a_queue_policy_is_built_only_when_its_queue_gets_a_job() {
-        // 1,000 queues x 1,000 tenants and 3 jobs: a fifo per declared queue
-        // would hold 1,000 x 1,000 per-tenant entries; built on first use,
-        // only the queues the 3 jobs were routed to (1 to 3 of them) have one
-        let sc = load_str(
-            "workers: 1\nworkload:\n  - {tenants: {count: 1000, prefix: t}, count: 3, service: 1s}\n\
-             topologies:\n  t:\n    queues: [{prefix: q, count: 1000}]\n    \
-             route: [{shard: {count: 1000, prefix: q}}]\n    \
-             pools: [{name: p, count: 1000, workers: 1, queues: [\"q{i}\"]}]\n\
-             policies: [{policy: fifo, topology: t}]\n",
-            Path::new("t.yaml"),
-        )
-        .expect("valid scenario");
-        let run = sc.for_run(&sc.policies[0]);
-        let run: &Scenario = &run;
-        let topology = run.run_topology().expect("the policy runs on a topology");
-        let stats = Rc::new(RefCell::new(TopologyStats::default()));
-        let d = Dispatcher::build(run, &run.policies[0], topology, stats).expect("builds");
-        assert_eq!(d.queues.len(), 1000);
-        assert!(d.queues.iter().all(Option::is_none), "no queue policy before any job");
-        let mut kit = Kit::with_policy(run, Box::new(d));
-        kit.push_all();
-        let built = kit.policy.queues.iter().filter(|q| q.is_some()).count();
-        let used = kit.policy.depth.iter().filter(|&&n| n > 0).count();
-        assert_eq!(built, used);
-        assert!((1..=3).contains(&used), "{used} queues used");
-        // and they serve the jobs as before: all three start on the 1,000 pools
-        assert!((0..3).all(|_| kit.pick().is_some()));
-    }
-}
+mod tests;

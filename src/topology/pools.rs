@@ -25,6 +25,7 @@ pub struct Pool {
     pub costs: Costs,
     /// Its idle workers between polls, under a poll interval (not in `free`).
     pub sleepers: Option<Sleepers>,
+    pub limiter: Option<super::limiter::Limiter>,
 }
 
 impl Pool {
@@ -42,6 +43,7 @@ impl Pool {
             batch: spec.batch,
             costs: spec.costs,
             sleepers,
+            limiter: spec.limiter.map(super::limiter::Limiter::new),
         }
     }
 
@@ -98,6 +100,7 @@ mod tests {
             poll: Poll::Weighted(vec![4.0, 1.0]),
             batch: 1,
             costs: Costs::default(),
+            limiter: None,
         };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([0, 1]);
@@ -146,6 +149,7 @@ mod tests {
             poll: Poll::Weighted(vec![356.236, 89.454, 0.001, 1000.0]),
             batch: 1,
             costs: Costs::default(),
+            limiter: None,
         };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([0, 1, 2, 3]);
@@ -160,7 +164,7 @@ mod tests {
     #[test]
     fn strict_order_is_list_order_of_the_nonempty_queues() {
         let spec =
-            PoolSpec { name: "p".into(), workers: 1, queues: vec![5, 2, 7], poll: Poll::Strict, batch: 1, costs: Costs::default() };
+            PoolSpec { name: "p".into(), workers: 1, queues: vec![5, 2, 7], poll: Poll::Strict, batch: 1, costs: Costs::default(), limiter: None };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([2, 0]);
         let mut order = Vec::new();

@@ -185,14 +185,9 @@ fn poll(g: G, queues: usize) -> BoxedStrategy<Vec<(String, String)>> {
     noisy(g, good, bad)
 }
 
-/// A pool's extra keys: `batch` and `costs` (issue 30).
+/// A pool's `batch` and the keys after it (see [`super::costs::pool_keys`]).
 fn batch(g: G) -> BoxedStrategy<Option<String>> {
-    (batch_only(g), opt(0.2, super::costs::costs(g, true)))
-        .prop_map(|(b, c)| match (b, c) {
-            (b, None) => b,
-            (b, Some(c)) => Some(format!("{}, costs: {c}", b.unwrap_or_else(|| "1".into()))),
-        })
-        .boxed()
+    super::costs::pool_keys(g, batch_only(g))
 }
 
 fn batch_only(g: G) -> BoxedStrategy<Option<String>> {
