@@ -224,7 +224,14 @@ pub fn run_all(
             crate::output::topology::write(&dir, &sc.topologies[t], counted, stats.makespan, per_pool)?;
         } else if let Some(o) = &overhead {
             let (workers, spent) = (sc.for_run(spec).workers, o.per_pool.first().copied().unwrap_or(0));
-            crate::output::topology::write_default_pool(&dir, workers, o.started, stats.busy, spent, stats.makespan)?;
+            crate::output::topology::write_default_pool(
+                &dir,
+                workers,
+                o.started,
+                stats.busy,
+                spent,
+                stats.makespan,
+            )?;
         }
         runs.push(PolicyRun { spec: spec.clone(), stats, result });
     }

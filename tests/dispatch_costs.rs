@@ -215,7 +215,10 @@ policies: [fifo, {policy: fifo, topology: t, label: t}]
 
 #[test]
 fn a_misspelt_cost_is_refused_at_its_line_and_column_with_a_guess() {
-    let msg = validate_error("workers: 1\ncosts: {clam: 1ms}\nworkload:\n  - {tenant: A, count: 1, service: 1s}\n", "c.yaml");
+    let msg = validate_error(
+        "workers: 1\ncosts: {clam: 1ms}\nworkload:\n  - {tenant: A, count: 1, service: 1s}\n",
+        "c.yaml",
+    );
     assert!(msg.contains("c.yaml:2:"), "{msg}");
     assert!(msg.contains("did you mean `claim`?"), "{msg}");
     let msg = validate_error(
@@ -224,7 +227,10 @@ fn a_misspelt_cost_is_refused_at_its_line_and_column_with_a_guess() {
     );
     assert!(msg.contains("p.yaml:6:"), "{msg}");
     assert!(msg.contains("did you mean `finish`?"), "{msg}");
-    let msg = validate_error("workers: 1\ncosts: {claim: soon}\nworkload:\n  - {tenant: A, count: 1, service: 1s}\n", "d.yaml");
+    let msg = validate_error(
+        "workers: 1\ncosts: {claim: soon}\nworkload:\n  - {tenant: A, count: 1, service: 1s}\n",
+        "d.yaml",
+    );
     assert!(msg.contains("d.yaml:2:") && msg.contains("costs.claim"), "{msg}");
 }
 

@@ -119,7 +119,9 @@ policies: [{policy: fifo, topology: t, label: limited}]
         &["--no-plots"],
     );
     let rows = jobs(&out);
-    let of = |pool: &str| -> Vec<f64> { rows.iter().filter(|r| r["pool"] == pool).map(|r| secs(&r["start"])).collect() };
+    let of = |pool: &str| -> Vec<f64> {
+        rows.iter().filter(|r| r["pool"] == pool).map(|r| secs(&r["start"])).collect()
+    };
     assert_eq!(of("slow"), [0.0, 1.0, 2.0]);
     assert_eq!(of("fast"), [0.0, 0.0, 0.0]);
 }

@@ -29,7 +29,14 @@ fn cost_cells(busy: u128, overhead: u128, workers: u32, makespan: Time) -> Strin
 
 /// `pools.csv` of a run on the default pool, in a scenario that declares
 /// dispatch costs: one row, `default`, polling the one queue.
-pub fn write_default_pool(dir: &Path, workers: u32, started: u64, busy: u128, overhead: u128, makespan: Time) -> Result<()> {
+pub fn write_default_pool(
+    dir: &Path,
+    workers: u32,
+    started: u64,
+    busy: u128,
+    overhead: u128,
+    makespan: Time,
+) -> Result<()> {
     let util = if makespan == 0 {
         String::new()
     } else {

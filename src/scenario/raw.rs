@@ -290,7 +290,6 @@ pub struct RawPool {
     pub limiter: Option<Spanned<RawLimiter>>,
 }
 
-
 /// `log: {tick: 1s, window: 10s}`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

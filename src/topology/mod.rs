@@ -150,8 +150,10 @@ impl<'s> Dispatcher<'s> {
             .filter(|(_, p)| p.costs.poll_interval > 0)
             .map(|(i, _)| i as PoolId)
             .collect();
-        let limited: Vec<PoolId> =
-            (topology.pools.iter().enumerate()).filter(|(_, p)| p.limiter.is_some()).map(|(i, _)| i as PoolId).collect();
+        let limited: Vec<PoolId> = (topology.pools.iter().enumerate())
+            .filter(|(_, p)| p.limiter.is_some())
+            .map(|(i, _)| i as PoolId)
+            .collect();
         Dispatcher {
             sc,
             queues: (0..n).map(|_| None).collect(),

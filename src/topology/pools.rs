@@ -30,7 +30,8 @@ pub struct Pool {
 
 impl Pool {
     pub fn new(spec: &PoolSpec) -> Self {
-        let sleepers = (spec.costs.poll_interval > 0).then(|| Sleepers::new(spec.costs.poll_interval, spec.workers));
+        let sleepers =
+            (spec.costs.poll_interval > 0).then(|| Sleepers::new(spec.costs.poll_interval, spec.workers));
         Pool {
             // under a poll interval every worker starts asleep, its first look at 0
             free: if sleepers.is_some() { 0 } else { spec.workers },
@@ -163,8 +164,15 @@ mod tests {
 
     #[test]
     fn strict_order_is_list_order_of_the_nonempty_queues() {
-        let spec =
-            PoolSpec { name: "p".into(), workers: 1, queues: vec![5, 2, 7], poll: Poll::Strict, batch: 1, costs: Costs::default(), limiter: None };
+        let spec = PoolSpec {
+            name: "p".into(),
+            workers: 1,
+            queues: vec![5, 2, 7],
+            poll: Poll::Strict,
+            batch: 1,
+            costs: Costs::default(),
+            limiter: None,
+        };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([2, 0]);
         let mut order = Vec::new();

@@ -30,7 +30,8 @@ impl Dispatcher<'_> {
     pub(super) fn next_pool_wakeup(&self) -> Option<Time> {
         let looks = self.polling.iter().filter_map(|&p| self.pools[p as usize].sleepers.as_ref());
         let look = looks.map(poll::Sleepers::next_look).min().filter(|&t| t < Time::MAX);
-        let held = self.limited.iter().filter_map(|&p| self.pools[p as usize].limiter.as_ref()?.held_until).min();
+        let held =
+            self.limited.iter().filter_map(|&p| self.pools[p as usize].limiter.as_ref()?.held_until).min();
         look.into_iter().chain(held).min()
     }
 

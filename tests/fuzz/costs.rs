@@ -19,15 +19,16 @@ fn cost() -> BoxedStrategy<String> {
 
 /// A `costs` map; `poll`: whether `poll_interval` may appear.
 pub fn costs(g: G, poll: bool) -> BoxedStrategy<String> {
-    let good = (opt(0.5, cost()), opt(0.3, cost()), opt(0.5, cost()), opt(if poll { 0.4 } else { 0.0 }, cost()))
-        .prop_map(|(c, r, f, p)| {
-            let mut m = Vec::new();
-            for (k, v) in [("claim", c), ("refusal", r), ("finish", f), ("poll_interval", p)] {
-                m.extend(v.map(|v| (k.to_string(), v)));
-            }
-            flow_map(&m)
-        })
-        .boxed();
+    let good =
+        (opt(0.5, cost()), opt(0.3, cost()), opt(0.5, cost()), opt(if poll { 0.4 } else { 0.0 }, cost()))
+            .prop_map(|(c, r, f, p)| {
+                let mut m = Vec::new();
+                for (k, v) in [("claim", c), ("refusal", r), ("finish", f), ("poll_interval", p)] {
+                    m.extend(v.map(|v| (k.to_string(), v)));
+                }
+                flow_map(&m)
+            })
+            .boxed();
     let bad = pick(&[
         "{clam: 1ms}",
         "{claim: -1ms}",

@@ -32,7 +32,11 @@ impl Builder<'_> {
     }
 
     /// A pool's `limiter:`; `batch`: the pool's claim batch.
-    pub(super) fn build_limiter(&self, raw: Option<&Spanned<RawLimiter>>, batch: u32) -> Result<Option<StartLimit>> {
+    pub(super) fn build_limiter(
+        &self,
+        raw: Option<&Spanned<RawLimiter>>,
+        batch: u32,
+    ) -> Result<Option<StartLimit>> {
         let Some(at) = raw else { return Ok(None) };
         if batch > 1 {
             return Err(self.err_at(

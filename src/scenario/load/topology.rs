@@ -487,7 +487,15 @@ impl Builder<'_> {
                 Some(_) => format!("{}{i}", r.name.value),
                 None => r.name.value.clone(),
             };
-            out.push(PoolSpec { name, workers: r.workers.value, queues, poll: poll.clone(), batch, costs, limiter });
+            out.push(PoolSpec {
+                name,
+                workers: r.workers.value,
+                queues,
+                poll: poll.clone(),
+                batch,
+                costs,
+                limiter,
+            });
         }
         Ok(out)
     }
