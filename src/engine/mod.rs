@@ -154,7 +154,7 @@ impl<'s> Engine<'s> {
         let wakes = policy.may_wake();
         let loads =
             sc.tenants.caps().into_iter().map(|cap| TenantLoad { cap, ..Default::default() }).collect();
-        Ok(Engine {
+        Ok(Engine::with_sleepers(Engine {
             sc,
             admission_counts: admission.counts_queue(),
             admission,
@@ -188,8 +188,7 @@ impl<'s> Engine<'s> {
             retry_budgets: std::collections::HashMap::new(),
             decisions: None,
             costs: costs::Overheads::new(sc),
-        })
-        .map(Engine::with_sleepers)
+        }))
     }
 
     /// The default pool's workers start asleep under a poll interval: their
