@@ -38,7 +38,8 @@ impl Bucket {
     /// limiter's wake-up; rounding may leave it a microsecond short, and the
     /// check at that instant then names a later one).
     pub fn next_fit(&self, now: Time, rate: f64, burst: f64) -> Time {
-        let over = self.level + 1.0 - burst;
+        // the tolerance of `fits`, so the instant named is the one it admits at
+        let over = self.level + 1.0 - burst - 1e-9;
         let wait = (over / rate * 1e6).ceil().max(1.0);
         (self.at.saturating_add(wait.min(Time::MAX as f64 / 2.0) as Time)).max(now + 1)
     }
