@@ -233,8 +233,20 @@ pub fn run_seeds(
         let result = PolicyResult::new(spec, &sc.for_run(spec), &stats);
         tables::write_summary(&dir.join("summary.csv"), &result)?;
         tables::write_resources(&dir.join("resources.csv"), &result.resources)?;
+        let overhead = sc.declares_costs().then(|| stats.overhead.clone().unwrap_or_default());
+        let per_pool = overhead.as_ref().map(|o| o.per_pool.as_slice());
         if let (Some(counted), Some(t)) = (&placed, spec.topology) {
-            crate::output::topology::write(&dir, &sc.topologies[t], counted, stats.makespan)?;
+            crate::output::topology::write(&dir, &sc.topologies[t], counted, stats.makespan, per_pool)?;
+        } else if let Some(o) = &overhead {
+            let (workers, spent) = (sc.for_run(spec).workers, o.per_pool.first().copied().unwrap_or(0));
+            crate::output::topology::write_default_pool(
+                &dir,
+                workers,
+                o.started,
+                stats.busy,
+                spent,
+                stats.makespan,
+            )?;
         }
         runs.push(PolicyRun { spec: spec.clone(), stats, result });
     }

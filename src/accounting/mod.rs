@@ -21,7 +21,7 @@ use crate::model::{Scenario, TenantId};
 use crate::time::Time;
 
 pub use groups::{nearest_rank, GroupStats};
-pub use tally::RunStats;
+pub use tally::{Overhead, RunStats};
 
 use logs::Logs;
 use tally::Tally;

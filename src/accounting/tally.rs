@@ -35,6 +35,18 @@ pub struct RunStats {
     /// Worker-microseconds the pool offered over the run when its size
     /// changed (`capacity:`); `None`: workers x makespan.
     pub worker_time: Option<f64>,
+    /// Per pool, with dispatch costs: worker-microseconds spent claiming,
+    /// refused and finishing (`None` without costs).
+    pub overhead: Option<Overhead>,
+}
+
+/// What dispatch costs took, for `pools.csv`.
+#[derive(Debug, Clone, Default)]
+pub struct Overhead {
+    /// Per pool: worker-microseconds spent claiming, refused and finishing.
+    pub per_pool: Vec<u128>,
+    /// Attempts started (the default pool's `started`; a topology counts its own).
+    pub started: u64,
 }
 
 /// Jain's index over counted windows: enough for the mean and the worst,

@@ -33,6 +33,16 @@ impl Bucket {
     pub fn pour(&mut self) {
         self.level += 1.0;
     }
+
+    /// The first instant after `now` at which one more job may fit (a
+    /// limiter's wake-up; rounding may leave it a microsecond short, and the
+    /// check at that instant then names a later one).
+    pub fn next_fit(&self, now: Time, rate: f64, burst: f64) -> Time {
+        // the tolerance of `fits`, so the instant named is the one it admits at
+        let over = self.level + 1.0 - burst - 1e-9;
+        let wait = (over / rate * 1e6).ceil().max(1.0);
+        (self.at.saturating_add(wait.min(Time::MAX as f64 / 2.0) as Time)).max(now + 1)
+    }
 }
 
 /// The times of the last `limit` jobs counted.
@@ -53,6 +63,43 @@ impl SlidingWindow {
         if self.times.len() as u32 > limit {
             self.times.pop_front();
         }
+    }
+
+    /// When the oldest counted job leaves a full `window`.
+    pub fn next_fit(&self, now: Time, window: Time) -> Time {
+        self.times.front().map_or(now, |&t| t.saturating_add(window)).max(now)
+    }
+}
+
+/// BullMQ's queue limiter: a window of `duration` opens at the first job
+/// counted after the last one closed (the limiter key's `INCR`, with its
+/// `PEXPIRE` set when the count is 1), and holds at most `max` jobs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnchoredWindow {
+    opened: Option<Time>,
+    count: u32,
+}
+
+impl AnchoredWindow {
+    /// Whether one more job fits at `now`.
+    pub fn fits(&self, now: Time, max: u32, duration: Time) -> bool {
+        match self.opened {
+            Some(o) if now < o.saturating_add(duration) => self.count < max,
+            _ => true,
+        }
+    }
+
+    /// Counts a job at `now`, opening a window if none is open.
+    pub fn count(&mut self, now: Time, duration: Time) {
+        if self.opened.is_none_or(|o| now >= o.saturating_add(duration)) {
+            (self.opened, self.count) = (Some(now), 0);
+        }
+        self.count = self.count.saturating_add(1);
+    }
+
+    /// When the open window closes (the key's time to live runs out).
+    pub fn next_fit(&self, now: Time, duration: Time) -> Time {
+        self.opened.map_or(now, |o| o.saturating_add(duration)).max(now)
     }
 }
 
@@ -158,6 +205,33 @@ mod tests {
         }
         assert!(!w.fits(2 * SECOND, 2, 10 * SECOND));
         assert!(w.fits(10 * SECOND, 2, 10 * SECOND));
+    }
+
+    #[test]
+    fn an_anchored_window_opens_at_the_first_job_after_the_last_closed() {
+        // max 2 per 1 s: jobs at 0.5 and 0.7 fill the window [0.5, 1.5);
+        // the next fits at 1.5, and opens [1.5, 2.5) however long after
+        // the last window it comes (a calendar window would open at 1 s)
+        let mut w = AnchoredWindow::default();
+        for t in [SECOND / 2, 7 * SECOND / 10] {
+            assert!(w.fits(t, 2, SECOND));
+            w.count(t, SECOND);
+        }
+        assert!(!w.fits(SECOND, 2, SECOND));
+        assert_eq!(w.next_fit(SECOND, SECOND), 3 * SECOND / 2);
+        assert!(w.fits(3 * SECOND / 2, 2, SECOND));
+    }
+
+    #[test]
+    fn a_bucket_names_the_instant_it_has_room_again() {
+        // rate 2/s, burst 1: one job at 0 fills it; it has room at 0.5 s
+        let mut b = Bucket::new(0);
+        assert!(b.fits(0, 2.0, 1.0));
+        b.pour();
+        assert!(!b.fits(1, 2.0, 1.0));
+        let at = b.next_fit(1, 2.0, 1.0);
+        assert_eq!(at, SECOND / 2);
+        assert!(b.fits(at, 2.0, 1.0));
     }
 
     #[test]

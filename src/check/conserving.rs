@@ -22,6 +22,9 @@ fn why_not(run: &Run) -> Option<String> {
             None => "under a topology a worker polls only its pool's queues".into(),
         });
     }
+    if sc.uses_costs() {
+        return Some("dispatch costs occupy workers between jobs and a poll interval idles them: jobs.csv does not give those stretches".into());
+    }
     if spec.cap_delay.is_some() {
         return Some("on_cap delays a capped tenant's jobs".into());
     }

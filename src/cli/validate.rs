@@ -72,6 +72,14 @@ pub fn execute(path: &Path) -> Result<()> {
             w => n(w as usize, "worker", "workers"),
         };
         println!("  topology {}: {shape}, {} with {workers}", t.name, n(t.pools.len(), "pool", "pools"));
+        for p in &t.pools {
+            if let Some(d) = describe_dispatch(&p.costs, p.limiter.as_ref()) {
+                println!("    pool {}: {d}", p.name);
+            }
+        }
+    }
+    if let Some(d) = describe_dispatch(&sc.costs, None) {
+        println!("  default pool: {d}");
     }
     let load = OfferedLoad::of(&sc);
     for line in load.lines() {
@@ -83,4 +91,31 @@ pub fn execute(path: &Path) -> Result<()> {
         eprintln!("{}", style::paint(&w));
     }
     Ok(())
+}
+
+/// A pool's dispatch costs and start limiter in words; `None` with neither.
+fn describe_dispatch(c: &crate::model::Costs, l: Option<&crate::model::StartLimit>) -> Option<String> {
+    use crate::model::StartLimit;
+    use crate::time::fmt_secs;
+    let mut parts = Vec::new();
+    for (name, d) in
+        [("claim", c.claim), ("refusal", c.refusal), ("finish", c.finish), ("poll every", c.poll_interval)]
+    {
+        if d > 0 {
+            parts.push(format!("{name} {} s", fmt_secs(d)));
+        }
+    }
+    match l {
+        Some(StartLimit::Anchored { max, duration }) => {
+            parts.push(format!("at most {max} starts per {} s window", fmt_secs(*duration)))
+        }
+        Some(StartLimit::Bucket { rate, burst }) => {
+            parts.push(format!("starts at {rate}/s, {burst} at once"))
+        }
+        Some(StartLimit::Sliding { limit, window }) => {
+            parts.push(format!("at most {limit} starts in any {} s", fmt_secs(*window)))
+        }
+        None => {}
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
 }

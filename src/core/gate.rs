@@ -27,6 +27,9 @@ pub enum Skip {
     NotBefore,
     /// A reserve or band holds the capacity for another class.
     Reserved,
+    /// Its jobs wait in a queue whose pool's start limiter (`limiter:`)
+    /// allows no start now.
+    RateLimited,
 }
 
 impl Skip {
@@ -40,6 +43,7 @@ impl Skip {
             Skip::Delayed => "delayed",
             Skip::NotBefore => "not_before",
             Skip::Reserved => "reserved",
+            Skip::RateLimited => "rate_limited",
         }
     }
 }

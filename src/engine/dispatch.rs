@@ -103,8 +103,18 @@ impl Engine<'_> {
         if !EXTRAS || self.sliced.is_empty() || self.sliced.get(&slot).is_none_or(|s| s.done == 0) {
             job.attempts += 1;
         }
+        // a claim cost: the worker is taken now, the service starts later
+        let claim = match EXTRAS && self.costs.is_some() {
+            true => {
+                let (pool, c) = self.costs_at(slot);
+                self.charge_overhead(pool, c.claim);
+                self.count_start();
+                c.claim
+            }
+            false => 0,
+        };
         let job = self.jobs.get_mut(slot);
-        job.first_start.get_or_insert(now);
+        job.first_start.get_or_insert(now + claim);
         let (t, cost, seq, service) = (job.tenant as usize, job.cost, job.seq, job.service);
         if let (true, Some(a)) = (EXTRAS, self.audit.as_mut()) {
             for &(u, r) in &self.skips {
@@ -121,9 +131,10 @@ impl Engine<'_> {
         }
         let run = match !EXTRAS || self.faults.slowdowns.is_empty() {
             true => service,
-            false => self.faults.stretch(slot, now, self.jobs.get(slot)),
+            false => self.faults.stretch(slot, now + claim, self.jobs.get(slot)),
         };
-        let finish = now + run; // both at most 2 HORIZON = 2^54: no overflow
+        // each at most HORIZON (a claim cost too): no overflow
+        let finish = now + claim + run;
         if finish > HORIZON {
             return Err(Error::input(
                 &self.sc.source,
@@ -135,13 +146,17 @@ impl Engine<'_> {
                 ),
             ));
         }
-        self.running.push(Attempt::new(finish, seq, slot));
         if let (true, Some(a)) = (EXTRAS, self.audit.as_mut()) {
             let l = &self.loads[t];
             if l.queued == 0 || l.running >= l.cap {
                 a.on_idle(t as TenantId);
             }
         }
+        if claim > 0 {
+            self.defer_start(slot, now + claim, finish);
+            return Ok(());
+        }
+        self.running.push(Attempt::new(finish, seq, slot));
         self.rec.on_start(self.jobs.get(slot), now, self.loads[t].queued);
         Ok(())
     }

@@ -18,6 +18,7 @@
 
 mod arrivals;
 mod audit;
+mod costs;
 mod decisions;
 mod dispatch;
 mod faults;
@@ -133,6 +134,8 @@ pub struct Engine<'s> {
     retry_budgets: std::collections::HashMap<TenantId, crate::admission::limit::SlidingWindow>,
     /// `--decisions`: the policy's ranking at each dispatch (none: not asked).
     decisions: Option<decisions::Decisions<'s>>,
+    /// Dispatch costs and idle polling (none: the run has no `costs:`).
+    costs: Option<Box<costs::Overheads>>,
 }
 
 impl<'s> Engine<'s> {
@@ -151,7 +154,7 @@ impl<'s> Engine<'s> {
         let wakes = policy.may_wake();
         let loads =
             sc.tenants.caps().into_iter().map(|cap| TenantLoad { cap, ..Default::default() }).collect();
-        Ok(Engine {
+        Ok(Engine::with_sleepers(Engine {
             sc,
             admission_counts: admission.counts_queue(),
             admission,
@@ -184,7 +187,17 @@ impl<'s> Engine<'s> {
             wakes,
             retry_budgets: std::collections::HashMap::new(),
             decisions: None,
-        })
+            costs: costs::Overheads::new(sc),
+        }))
+    }
+
+    /// The default pool's workers start asleep under a poll interval: their
+    /// first look is at 0, like every later one on their phase.
+    fn with_sleepers(mut self) -> Self {
+        if self.costs.as_ref().is_some_and(|o| o.sleepers.is_some()) {
+            self.free_workers = 0;
+        }
+        self
     }
 
     /// Runs every job longer than `s.slice` in slices, unless its workload
@@ -242,6 +255,7 @@ impl<'s> Engine<'s> {
         if self.faults.changes_capacity() {
             stats.worker_time = Some(self.faults.worker_time(stats.makespan));
         }
+        stats.overhead = self.costs.map(|o| o.overhead);
         Ok((stats, self.audit))
     }
 
@@ -250,7 +264,7 @@ impl<'s> Engine<'s> {
     #[inline]
     fn close_boundaries(&mut self, t: Time, inclusive: bool) -> Result<()> {
         if self.rec.next_boundary() < t || (inclusive && self.rec.next_boundary() == t) {
-            let snap = Snapshot { loads: &self.loads, jobs: &self.jobs, free_workers: self.free_workers };
+            let snap = Snapshot { loads: &self.loads, jobs: &self.jobs, free_workers: self.idle_workers() };
             self.rec.close_until(self.sc, &snap, t, inclusive)?;
         }
         Ok(())
@@ -259,7 +273,7 @@ impl<'s> Engine<'s> {
     /// Whether the run uses any feature beyond arrivals, a policy's order,
     /// caps and resources, and failures retried at once: timers, admission,
     /// capacity changes, slowdowns, slices, preemption, a topology, `on_cap`
-    /// delays, retry backoffs, the audit or `--decisions`. Decided once per
+    /// delays, retry backoffs, the audit, `--decisions` or dispatch costs. Decided once per
     /// run from the scenario and the policy, so a run without them takes the
     /// event loop compiled without their checks (each a load and a branch
     /// per event).
@@ -272,6 +286,7 @@ impl<'s> Engine<'s> {
             || self.run_slice.is_some()
             || self.audit.is_some()
             || self.decisions.is_some()
+            || self.costs.is_some()
             || !sc.admission.is_empty()
             || sc.retry.is_some()
             || !sc.capacity.is_empty()
@@ -285,7 +300,7 @@ impl<'s> Engine<'s> {
             false => self.event_loop::<false>(source)?,
         }
         // close the tick and window holding the last event (or the first ones of an empty run)
-        let snap = Snapshot { loads: &self.loads, jobs: &self.jobs, free_workers: self.free_workers };
+        let snap = Snapshot { loads: &self.loads, jobs: &self.jobs, free_workers: self.idle_workers() };
         self.rec.close_last(self.sc, self.now, &snap)?;
         let leftover: Vec<Slot> = self.jobs.live_slots().collect();
         for slot in leftover {
@@ -311,15 +326,18 @@ impl<'s> Engine<'s> {
             let t_done = self.running.peek().map_or(Time::MAX, Attempt::finish);
             let t_arr = ahead.front().map_or(Time::MAX, |a| a.time);
             let mut t = t_done.min(t_arr);
-            let (mut t_wake, mut t_delay, mut t_back, mut t_cap) =
-                (Time::MAX, Time::MAX, Time::MAX, Time::MAX);
+            let (mut t_wake, mut t_delay, mut t_back, mut t_cap, mut t_costs) =
+                (Time::MAX, Time::MAX, Time::MAX, Time::MAX, Time::MAX);
             if EXTRAS {
                 if self.wakes && self.queued_total > 0 {
                     t_wake = self.policy.next_wakeup().unwrap_or(Time::MAX);
                 }
                 t_delay = self.delayed.peek().map_or(Time::MAX, |r| r.0 .0);
                 t_back = self.put_off.next();
-                t = t.min(t_wake).min(t_delay).min(t_back);
+                if let Some(o) = self.costs.as_ref() {
+                    t_costs = o.next(self.queued_total > 0);
+                }
+                t = t.min(t_wake).min(t_delay).min(t_back).min(t_costs);
                 // a capacity change after the last job would only stretch the log
                 t_cap = self.faults.next_change();
                 if t_cap < t && (self.queued_total > 0 || !self.running.is_empty() || !ahead.is_empty()) {
@@ -327,6 +345,7 @@ impl<'s> Engine<'s> {
                 }
             }
             if t == Time::MAX && self.running.is_empty() && ahead.is_empty() {
+                // (pending claims and held workers have times: `t` is not MAX)
                 break;
             }
             debug_assert!(t >= self.now, "time went backwards");
@@ -365,8 +384,15 @@ impl<'s> Engine<'s> {
                 if t == t_back {
                     self.come_back()?;
                 }
+                if self.costs.is_some() {
+                    // every event, not only t_costs: an arrival plans the sleepers' looks
+                    self.run_costs();
+                }
             }
             self.dispatch::<EXTRAS>()?;
+            if EXTRAS && self.costs.is_some() {
+                self.idle_after_dispatch();
+            }
             events += 1;
             if events.is_multiple_of(8192) {
                 if let Some(p) = self.progress {
@@ -474,9 +500,21 @@ impl<'s> Engine<'s> {
             false => job.service,
         };
         self.rec.on_attempt_end(job, now, ran);
-        self.policy.on_finish(job, now);
-        if !EXTRAS || !self.faults.retires(now) {
-            self.free_workers += 1;
+        let finish_cost = match EXTRAS && self.costs.is_some() {
+            true => self.sc.pool_costs(job.pool).finish,
+            false => 0,
+        };
+        if finish_cost > 0 {
+            // the worker finishes the job's bookkeeping before it claims again
+            let (seq, pool) = (job.seq, job.pool);
+            self.policy.on_finish_held(job, now);
+            self.hold_worker(seq, pool, now + finish_cost);
+            self.charge_overhead(pool, finish_cost);
+        } else {
+            self.policy.on_finish(job, now);
+            if !EXTRAS || !self.faults.retires(now) {
+                self.free_workers += 1;
+            }
         }
         for (free, c) in self.free_res.iter_mut().zip(cost) {
             *free += c;

@@ -6,6 +6,7 @@
 //! entries, [`policy`] the policy entries with their typed parameters.
 
 pub mod admission;
+pub mod costs;
 pub mod faults;
 pub mod objectives;
 pub mod policy;
@@ -15,13 +16,14 @@ pub mod trace;
 pub mod workload;
 
 pub use admission::{Action, AdmissionChoice, AdmissionRule, AdmissionSet, Bound, Limit, Predictor, Scope};
+pub use costs::Costs;
 pub use faults::{Backoff, CapacityChange, Loss, RetrySpec, Slowdown};
 pub use objectives::{Direction, Limit as ObjectiveLimit, Measure, Objective, TenantScope};
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
 pub use tenants::{GeneratedSet, TenantChange, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
-    Busy, PlannerSpec, Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, Throttle, TopologySpec,
-    MAX_QUEUES,
+    Busy, PlannerSpec, Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, StartLimit, Throttle,
+    TopologySpec, MAX_QUEUES,
 };
 pub use trace::{CsvColumns, Spill, TimeFormat, TraceFormat, TraceScan, TraceSpec};
 pub use workload::{ArrivalSpec, Declared, EntrySpec, FailureSpec, ServiceSpec, Slicing};
@@ -95,6 +97,9 @@ pub struct Scenario {
     /// What must hold for an entry to pass (`objectives:`), in file order;
     /// empty when the scenario declares none.
     pub objectives: Vec<Objective>,
+    /// The default pool's dispatch costs (top-level `costs:`); topology
+    /// pools carry their own, this filled in for the keys they leave out.
+    pub costs: Costs,
 }
 
 impl Scenario {
@@ -127,6 +132,29 @@ impl Scenario {
     /// The topology of this run, if any.
     pub fn run_topology(&self) -> Option<&TopologySpec> {
         self.topology.map(|i| &self.topologies[i])
+    }
+
+    /// The dispatch costs of pool `p` in this run (the default pool's
+    /// without a topology).
+    pub fn pool_costs(&self, p: PoolId) -> Costs {
+        match self.run_topology() {
+            Some(t) => t.pools.get(p as usize).map_or(self.costs, |pool| pool.costs),
+            None => self.costs,
+        }
+    }
+
+    /// Whether the scenario declares dispatch costs anywhere (then every
+    /// run's `pools.csv` reports overhead, so their columns line up).
+    pub fn declares_costs(&self) -> bool {
+        self.costs.any() || self.topologies.iter().flat_map(|t| &t.pools).any(|p| p.costs.any())
+    }
+
+    /// Whether any pool of this run has a dispatch cost or a poll interval.
+    pub fn uses_costs(&self) -> bool {
+        match self.run_topology() {
+            Some(t) => t.pools.iter().any(|p| p.costs.any()),
+            None => self.costs.any(),
+        }
     }
 }
 

@@ -126,4 +126,23 @@ pub struct PoolSpec {
     /// Jobs a worker claims per fetch (`LIMIT N`) and then runs one after
     /// another; 1 without claim batching.
     pub batch: u32,
+    /// Its dispatch costs: its own `costs:`, the top-level ones for the keys
+    /// it leaves out.
+    pub costs: super::Costs,
+    /// How many jobs its workers may start per interval (`limiter:`).
+    pub limiter: Option<StartLimit>,
+}
+
+/// A limit on a pool's starts (issue 30 item 2), as opposed to admission's
+/// limits on arrivals: a job it holds back waits claimable.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StartLimit {
+    /// BullMQ's queue limiter `{max, duration}`: a window of `duration`
+    /// opens at the first start after the last window closed and holds at
+    /// most `max` starts.
+    Anchored { max: u32, duration: Time },
+    /// A token bucket: `rate` starts a second, `burst` at once.
+    Bucket { rate: f64, burst: f64 },
+    /// A sliding window: at most `limit` starts in any `window`.
+    Sliding { limit: u32, window: Time },
 }

@@ -12,8 +12,54 @@ use crate::time::{fmt_secs, Time};
 use crate::topology::planner::PlannerEvent;
 use crate::topology::TopologyStats;
 
-/// Writes the four files into the run's folder `dir`.
-pub fn write(dir: &Path, t: &TopologySpec, s: &TopologyStats, makespan: Time) -> Result<()> {
+/// `pools.csv`'s columns after `utilization` when the scenario declares
+/// dispatch costs (every run of it has them, so the combined table lines up).
+const COST_COLUMNS: &str = ",overhead,occupancy";
+
+/// A pool's `overhead` and `occupancy` cells: worker time spent claiming,
+/// refused and finishing, and (service + overhead) / (workers x makespan).
+fn cost_cells(busy: u128, overhead: u128, workers: u32, makespan: Time) -> String {
+    let occupancy = if makespan == 0 {
+        String::new()
+    } else {
+        format!("{:.6}", (busy + overhead) as f64 / (f64::from(workers) * makespan as f64))
+    };
+    format!(",{},{occupancy}", fmt_secs(overhead.min(Time::MAX as u128) as Time))
+}
+
+/// `pools.csv` of a run on the default pool, in a scenario that declares
+/// dispatch costs: one row, `default`, polling the one queue.
+pub fn write_default_pool(
+    dir: &Path,
+    workers: u32,
+    started: u64,
+    busy: u128,
+    overhead: u128,
+    makespan: Time,
+) -> Result<()> {
+    let util = if makespan == 0 {
+        String::new()
+    } else {
+        format!("{:.6}", busy as f64 / (f64::from(workers) * makespan as f64))
+    };
+    let text = format!(
+        "pool,workers,queues,started,busy,utilization{COST_COLUMNS}\ndefault,{workers},,{started},{},{util}{}\n",
+        fmt_secs(busy.min(Time::MAX as u128) as Time),
+        cost_cells(busy, overhead, workers, makespan)
+    );
+    let path = dir.join("pools.csv");
+    std::fs::write(&path, text).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
+}
+
+/// Writes the four files into the run's folder `dir`; `overhead`: per
+/// pool, when the scenario declares dispatch costs.
+pub fn write(
+    dir: &Path,
+    t: &TopologySpec,
+    s: &TopologyStats,
+    makespan: Time,
+    overhead: Option<&[u128]>,
+) -> Result<()> {
     if let Some(log) = &s.planner {
         return write_planner(dir, &log.borrow());
     }
@@ -33,7 +79,11 @@ pub fn write(dir: &Path, t: &TopologySpec, s: &TopologyStats, makespan: Time) ->
             s.max_depth[i]
         ));
     }
-    let mut p = String::from("pool,workers,queues,started,busy,utilization\n");
+    let mut p = String::from("pool,workers,queues,started,busy,utilization");
+    if overhead.is_some() {
+        p.push_str(COST_COLUMNS);
+    }
+    p.push('\n');
     let mut pq = String::from("pool,queue,poll_order\n");
     for (i, pool) in t.pools.iter().enumerate() {
         for (k, &q) in pool.queues.iter().enumerate() {
@@ -47,13 +97,17 @@ pub fn write(dir: &Path, t: &TopologySpec, s: &TopologyStats, makespan: Time) ->
             format!("{:.6}", busy as f64 / (f64::from(pool.workers) * makespan as f64))
         };
         p.push_str(&format!(
-            "{},{},{},{},{},{util}\n",
+            "{},{},{},{},{},{util}",
             field(&pool.name),
             pool.workers,
             field(&queues.join(" ")),
             s.pool_started[i],
             fmt_secs(busy.min(Time::MAX as u128) as Time)
         ));
+        if let Some(o) = overhead {
+            p.push_str(&cost_cells(busy, o.get(i).copied().unwrap_or(0), pool.workers, makespan));
+        }
+        p.push('\n');
     }
     let mut r = String::from("rule,action,jobs\n");
     for (i, rule) in t.route.iter().enumerate() {

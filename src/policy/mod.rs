@@ -60,6 +60,17 @@ pub trait Policy: Hints + Explain {
     fn unpark(&mut self, tenant: TenantId, jobs: &JobTable, now: Time);
     /// A started job finished an attempt (for policies that account service).
     fn on_finish(&mut self, _job: &Job, _now: Time) {}
+    /// As [`Policy::on_finish`] (also said of a claim refused under
+    /// `on_cap: {delay}`), but the worker stays busy (a dispatch cost) until
+    /// [`Policy::release`]; policies that do not track workers need not care.
+    fn on_finish_held(&mut self, job: &Job, now: Time) {
+        self.on_finish(job, now);
+    }
+    /// The worker held after job `seq` (id) in pool `pool` is free again.
+    fn release(&mut self, _seq: u64, _pool: PoolId, _now: Time) {}
+    /// After a dispatch at `now` under dispatch costs: workers still free
+    /// found nothing (pools with a poll interval put them to sleep).
+    fn after_dispatch(&mut self, _now: Time) {}
     /// Whether the policy promises never to leave a worker idle while a
     /// claimable job that fits is waiting (checked by the audit).
     fn work_conserving(&self) -> bool {

@@ -10,6 +10,7 @@ pub mod named_map;
 #[cfg(test)]
 mod objective_tests;
 pub mod raw;
+pub mod raw_dispatch;
 pub mod raw_sweep;
 #[cfg(test)]
 mod tests;

@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 pub use super::named_map::NamedMap;
+pub use super::raw_dispatch::{RawCosts, RawLimiter};
 
 /// A scalar written as a YAML string or number, kept as text.
 ///
@@ -102,6 +103,7 @@ pub struct RawScenario {
     pub capacity: Option<Spanned<Vec<Spanned<RawCapacityChange>>>>,
     pub slowdowns: Option<Spanned<Vec<Spanned<RawSlowdown>>>>,
     pub retry: Option<Spanned<RawRetry>>,
+    pub costs: Option<Spanned<RawCosts>>,
     /// Each a map with one measure key; the loader reads the keys.
     pub objectives: Option<Spanned<Vec<Spanned<RawValue>>>>,
     /// `fairsim sweep`'s options; `run` ignores them.
@@ -284,6 +286,8 @@ pub struct RawPool {
     pub weights: Option<Spanned<Vec<Spanned<f64>>>>,
     pub count: Option<Spanned<u32>>,
     pub batch: Option<Spanned<u32>>,
+    pub costs: Option<Spanned<RawCosts>>,
+    pub limiter: Option<Spanned<RawLimiter>>,
 }
 
 /// `log: {tick: 1s, window: 10s}`.

@@ -18,9 +18,12 @@
 //! batch before any pool polls). Until it starts, a claimed job still counts
 //! as waiting for its tenant.
 
+pub mod limiter;
 pub mod planner;
+pub mod poll;
 pub mod pools;
 pub mod route;
+mod waits;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -101,6 +104,11 @@ pub struct Dispatcher<'s> {
     listed: Vec<u64>,
     scanned: u64,
     wakes: bool,
+    /// Pools with a poll interval (`costs: {poll_interval}`), whose idle
+    /// workers sleep between looks.
+    polling: Vec<PoolId>,
+    /// Pools with a start limiter (`limiter:`).
+    limited: Vec<PoolId>,
     stats: Rc<RefCell<TopologyStats>>,
 }
 
@@ -138,6 +146,14 @@ impl<'s> Dispatcher<'s> {
         }
         // every queue's policy is built alike, so one answers for all
         let wakes = first.may_wake();
+        let polling: Vec<PoolId> = (topology.pools.iter().enumerate())
+            .filter(|(_, p)| p.costs.poll_interval > 0)
+            .map(|(i, _)| i as PoolId)
+            .collect();
+        let limited: Vec<PoolId> = (topology.pools.iter().enumerate())
+            .filter(|(_, p)| p.limiter.is_some())
+            .map(|(i, _)| i as PoolId)
+            .collect();
         Dispatcher {
             sc,
             queues: (0..n).map(|_| None).collect(),
@@ -170,6 +186,8 @@ impl<'s> Dispatcher<'s> {
             listed: vec![0; n],
             scanned: 0,
             wakes,
+            polling,
+            limited,
             stats,
         }
     }
@@ -319,7 +337,8 @@ impl<'s> Dispatcher<'s> {
     /// Counts the start of the job in `slot` by a worker of pool `p`.
     fn note_start(&mut self, slot: Slot, p: PoolId, jobs: &JobTable, now: Time) {
         let q = self.placement[slot as usize].0;
-        let wait = now - jobs.get(slot).ready;
+        // the service starts after the pool's claim cost (docs/metrics.md, Wait)
+        let wait = now + self.pools[p as usize].costs.claim - jobs.get(slot).ready;
         let mut s = self.stats.borrow_mut();
         s.started[q as usize] += 1;
         s.pool_started[p as usize] += 1;
@@ -351,7 +370,7 @@ impl<'s> Dispatcher<'s> {
             .nonempty
             .iter()
             .copied()
-            .filter(|&q| self.subscribers[q as usize].iter().all(|&(p, _)| self.pools[p as usize].free == 0))
+            .filter(|&q| self.subscribers[q as usize].iter().all(|&(p, _)| !self.pools[p as usize].idle()))
             .collect();
         for q in unpolled {
             let reason = if self.throttled_into[q as usize] { Skip::Throttled } else { Skip::NotSubscribed };
@@ -418,11 +437,20 @@ impl Policy for Dispatcher<'_> {
     }
 
     fn pick(&mut self, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
+        self.plan_sleepers(now);
         if !self.continuing.is_empty() {
             return self.continue_batch(jobs, now);
         }
         while let Some(&p) = self.ready.first() {
+            if !self.limiter_allows(p, gate, now) {
+                // asleep until the limiter allows a start (see `on_wakeup`)
+                self.ready.remove(&p);
+                continue;
+            }
             if let Some(slot) = self.fetch(p, jobs, gate, now) {
+                if let Some(l) = self.pools[p as usize].limiter.as_mut() {
+                    l.count(now);
+                }
                 return Some(slot);
             }
             // nothing claimable for this pool until something changes
@@ -442,11 +470,19 @@ impl Policy for Dispatcher<'_> {
     }
 
     fn on_finish(&mut self, job: &Job, now: Time) {
+        self.on_finish_held(job, now);
+        self.release(job.seq, job.pool, now);
+    }
+
+    fn on_finish_held(&mut self, job: &Job, now: Time) {
         let (q, p) = (job.queue, job.pool);
         self.queue(q).on_finish(job, now);
         self.stats.borrow_mut().pool_busy[p as usize] += u128::from(job.service);
+    }
+
+    fn release(&mut self, seq: u64, p: PoolId, _now: Time) {
         if self.pools[p as usize].batch > 1 {
-            if let Some(b) = self.batch_of.remove(&job.seq) {
+            if let Some(b) = self.batch_of.remove(&seq) {
                 if !self.batches[b as usize].is_empty() {
                     // the worker stays busy with its batch
                     self.continuing.push_back(b);
@@ -468,14 +504,24 @@ impl Policy for Dispatcher<'_> {
     }
 
     fn next_wakeup(&self) -> Option<Time> {
+        let look = self.next_pool_wakeup();
         if !self.wakes {
-            return None;
+            return look;
         }
-        self.queues.iter().flatten().filter_map(|q| q.next_wakeup()).min()
+        let queues = self.queues.iter().flatten().filter_map(|q| q.next_wakeup()).min();
+        queues.into_iter().chain(look).min()
     }
 
     fn may_wake(&self) -> bool {
-        self.wakes
+        self.wakes || !self.polling.is_empty() || !self.limited.is_empty()
+    }
+
+    fn on_wakeup(&mut self, _jobs: &mut JobTable, now: Time) {
+        self.wake_pools(now);
+    }
+
+    fn after_dispatch(&mut self, now: Time) {
+        self.sleep_idle(now);
     }
 
     fn placement(&self, slot: Slot) -> (QueueId, PoolId) {
@@ -488,41 +534,4 @@ impl Hints for Dispatcher<'_> {}
 impl Explain for Dispatcher<'_> {}
 
 #[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use super::*;
-    use crate::policy::testkit::Kit;
-    use crate::scenario::load_str;
-
-    #[test]
-    fn a_queue_policy_is_built_only_when_its_queue_gets_a_job() {
-        // 1,000 queues x 1,000 tenants and 3 jobs: a fifo per declared queue
-        // would hold 1,000 x 1,000 per-tenant entries; built on first use,
-        // only the queues the 3 jobs were routed to (1 to 3 of them) have one
-        let sc = load_str(
-            "workers: 1\nworkload:\n  - {tenants: {count: 1000, prefix: t}, count: 3, service: 1s}\n\
-             topologies:\n  t:\n    queues: [{prefix: q, count: 1000}]\n    \
-             route: [{shard: {count: 1000, prefix: q}}]\n    \
-             pools: [{name: p, count: 1000, workers: 1, queues: [\"q{i}\"]}]\n\
-             policies: [{policy: fifo, topology: t}]\n",
-            Path::new("t.yaml"),
-        )
-        .expect("valid scenario");
-        let run = sc.for_run(&sc.policies[0]);
-        let run: &Scenario = &run;
-        let topology = run.run_topology().expect("the policy runs on a topology");
-        let stats = Rc::new(RefCell::new(TopologyStats::default()));
-        let d = Dispatcher::build(run, &run.policies[0], topology, stats).expect("builds");
-        assert_eq!(d.queues.len(), 1000);
-        assert!(d.queues.iter().all(Option::is_none), "no queue policy before any job");
-        let mut kit = Kit::with_policy(run, Box::new(d));
-        kit.push_all();
-        let built = kit.policy.queues.iter().filter(|q| q.is_some()).count();
-        let used = kit.policy.depth.iter().filter(|&&n| n > 0).count();
-        assert_eq!(built, used);
-        assert!((1..=3).contains(&used), "{used} queues used");
-        // and they serve the jobs as before: all three start on the 1,000 pools
-        assert!((0..3).all(|_| kit.pick().is_some()));
-    }
-}
+mod tests;

@@ -10,7 +10,8 @@ use std::collections::BTreeSet;
 
 use rand_pcg::Pcg64;
 
-use crate::model::{Poll, PoolSpec, QueueId};
+use super::poll::Sleepers;
+use crate::model::{Costs, Poll, PoolSpec, QueueId};
 
 pub struct Pool {
     pub free: u32,
@@ -21,12 +22,19 @@ pub struct Pool {
     pub nonempty: BTreeSet<u32>,
     /// Jobs a worker claims per fetch.
     pub batch: u32,
+    pub costs: Costs,
+    /// Its idle workers between polls, under a poll interval (not in `free`).
+    pub sleepers: Option<Sleepers>,
+    pub limiter: Option<super::limiter::Limiter>,
 }
 
 impl Pool {
     pub fn new(spec: &PoolSpec) -> Self {
+        let sleepers =
+            (spec.costs.poll_interval > 0).then(|| Sleepers::new(spec.costs.poll_interval, spec.workers));
         Pool {
-            free: spec.workers,
+            // under a poll interval every worker starts asleep, its first look at 0
+            free: if sleepers.is_some() { 0 } else { spec.workers },
             queues: spec.queues.clone(),
             weights: match &spec.poll {
                 Poll::Strict => None,
@@ -34,7 +42,15 @@ impl Pool {
             },
             nonempty: BTreeSet::new(),
             batch: spec.batch,
+            costs: spec.costs,
+            sleepers,
+            limiter: spec.limiter.map(super::limiter::Limiter::new),
         }
+    }
+
+    /// Whether a worker of the pool is idle, awake or asleep between polls.
+    pub fn idle(&self) -> bool {
+        self.free > 0 || self.sleepers.as_ref().is_some_and(|s| s.asleep() > 0)
     }
 
     /// The non-empty queues in the order this fetch tries them, into `out`.
@@ -84,6 +100,8 @@ mod tests {
             queues: vec![0, 1],
             poll: Poll::Weighted(vec![4.0, 1.0]),
             batch: 1,
+            costs: Costs::default(),
+            limiter: None,
         };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([0, 1]);
@@ -131,6 +149,8 @@ mod tests {
             queues: vec![10, 11, 12, 13],
             poll: Poll::Weighted(vec![356.236, 89.454, 0.001, 1000.0]),
             batch: 1,
+            costs: Costs::default(),
+            limiter: None,
         };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([0, 1, 2, 3]);
@@ -144,8 +164,15 @@ mod tests {
 
     #[test]
     fn strict_order_is_list_order_of_the_nonempty_queues() {
-        let spec =
-            PoolSpec { name: "p".into(), workers: 1, queues: vec![5, 2, 7], poll: Poll::Strict, batch: 1 };
+        let spec = PoolSpec {
+            name: "p".into(),
+            workers: 1,
+            queues: vec![5, 2, 7],
+            poll: Poll::Strict,
+            batch: 1,
+            costs: Costs::default(),
+            limiter: None,
+        };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([2, 0]);
         let mut order = Vec::new();

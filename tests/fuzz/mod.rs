@@ -3,6 +3,7 @@
 //! target of its own.
 
 pub mod cases;
+pub mod costs;
 pub mod entries;
 pub mod findings;
 pub mod keys;

@@ -185,7 +185,12 @@ fn poll(g: G, queues: usize) -> BoxedStrategy<Vec<(String, String)>> {
     noisy(g, good, bad)
 }
 
+/// A pool's `batch` and the keys after it (see [`super::costs::pool_keys`]).
 fn batch(g: G) -> BoxedStrategy<Option<String>> {
+    super::costs::pool_keys(g, batch_only(g))
+}
+
+fn batch_only(g: G) -> BoxedStrategy<Option<String>> {
     // claim batching is refused with resources (and with caps)
     noisy(
         g,
@@ -543,11 +548,13 @@ pub fn wave(g: G) -> BoxedStrategy<Wave> {
         opt(0.12, prop::collection::vec(rules(g), 1..=SET_NAMES.len())),
         opt(0.25, capacity(g)),
         opt(0.2, slowdowns(g)),
-        opt(0.3, retry(g)),
+        (opt(0.3, retry(g)), opt(0.2, super::costs::costs(g, false)), opt(0.3, super::costs::costs(g, true))),
     );
     (top, prop::collection::vec(entry_extra(g), 5))
-        .prop_flat_map(move |((topo, adm, sets, cap, slow, retry), entries)| {
+        .prop_flat_map(move |((topo, adm, sets, cap, slow, (retry, costs, polled)), entries)| {
             let mut w = Wave { entries, ..Wave::default() };
+            // costs beside capacity changes are refused; a poll interval would reach a planner's pool
+            let costs = if topo.is_some() { costs } else { polled }.filter(|_| cap.is_none() || g.noise > 0);
             if let Some(ts) = topo {
                 w.topologies = true;
                 w.top.push((
@@ -569,7 +576,7 @@ pub fn wave(g: G) -> BoxedStrategy<Wave> {
                 w.capacity = true;
                 w.top.push(("capacity".into(), Top::Scalar(c)));
             }
-            for (k, v) in [("slowdowns", slow), ("retry", retry)] {
+            for (k, v) in [("slowdowns", slow), ("retry", retry), ("costs", costs)] {
                 if let Some(v) = v {
                     w.top.push((k.into(), Top::Scalar(v)));
                 }

@@ -4,6 +4,7 @@
 //! column of the offending value (when known), what is wrong and what to do.
 
 mod admission;
+mod costs;
 mod entries;
 mod entry_tenants;
 mod faults;
@@ -284,6 +285,8 @@ struct Builder<'a> {
     spreads: Vec<GeneratedSet>,
     /// Such overrides, applied when their set is generated.
     pending: Vec<tenants::Override>,
+    /// The top-level `costs:`, every pool's default.
+    costs: Costs,
 }
 
 impl<'a> Builder<'a> {
@@ -299,6 +302,7 @@ impl<'a> Builder<'a> {
             errors_in: None,
             spreads: Vec::new(),
             pending: Vec::new(),
+            costs: Costs::default(),
         }
     }
 
@@ -351,6 +355,7 @@ impl<'a> Builder<'a> {
         self.build_classes(raw.classes.as_ref())?;
         let (workload, traces) = self.workload(raw.workload.as_ref())?;
         self.declare_unmatched_overrides();
+        self.costs = self.build_costs(raw.costs.as_ref(), Costs::default())?;
         self.topologies = self.build_topologies(raw.topologies.as_ref(), workers)?;
         let admission = self.build_admission(raw.admission.as_ref(), workers)?;
         let admission_sets = self.build_admission_sets(raw.admission_sets.as_ref(), workers)?;
@@ -359,6 +364,7 @@ impl<'a> Builder<'a> {
         let capacity = self.build_capacity(raw.capacity.as_ref(), workers, &policies)?;
         let slowdowns = self.build_slowdowns(raw.slowdowns.as_ref())?;
         let retry = raw.retry.as_ref().map(|r| self.build_retry(r)).transpose()?;
+        self.check_costs(raw.costs.as_ref(), self.costs, !capacity.is_empty(), &policies)?;
         for p in &policies {
             self.check_slice(p, &workload)?;
         }
@@ -385,6 +391,7 @@ impl<'a> Builder<'a> {
             retry,
             admission_sets,
             objectives,
+            costs: self.costs,
         })
     }
 

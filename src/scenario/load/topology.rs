@@ -119,8 +119,22 @@ impl Builder<'_> {
                 queues: vec![0],
                 poll: Poll::Strict,
                 batch: 1,
+                costs: self.costs,
+                limiter: None,
             }],
         };
+        if pools.iter().any(|p| p.limiter.is_some()) {
+            return Err(self.err_at(
+                t,
+                format!("topology `{name}`: a start limiter is not modelled behind a planner (the planner's pool claims promoted jobs); remove `limiter`"),
+            ));
+        }
+        if pools.iter().any(|p| p.costs.poll_interval > 0) {
+            return Err(self.err_at(
+                t,
+                format!("topology `{name}`: a planner's pool cannot sleep between polls (the planner hands promoted jobs to its workers at once); set `poll_interval: 0s` in its pool's or the top-level `costs`"),
+            ));
+        }
         let r = &p.value;
         let interval = self.pos_dur(&r.interval, "interval")?;
         if r.batch.value == 0 {
@@ -448,6 +462,8 @@ impl Builder<'_> {
         };
         let poll = self.poll(r)?;
         let batch = self.claim_batch(r)?;
+        let costs = self.build_costs(r.costs.as_ref(), self.costs)?;
+        let limiter = self.build_limiter(r.limiter.as_ref(), batch)?;
         let mut out = Vec::new();
         for i in 0..n.unwrap_or(1) {
             let mut queues = Vec::new();
@@ -471,7 +487,15 @@ impl Builder<'_> {
                 Some(_) => format!("{}{i}", r.name.value),
                 None => r.name.value.clone(),
             };
-            out.push(PoolSpec { name, workers: r.workers.value, queues, poll: poll.clone(), batch });
+            out.push(PoolSpec {
+                name,
+                workers: r.workers.value,
+                queues,
+                poll: poll.clone(),
+                batch,
+                costs,
+                limiter,
+            });
         }
         Ok(out)
     }

@@ -1,0 +1,86 @@
+//! `costs:` (issue 30 item 1): dispatch costs at the top and per pool;
+//! `limiter:` (item 2): a pool's limit on starts.
+//! Clean cases keep docs/scenario.md's rules (no `capacity` beside them, no
+//! poll interval reaching a planner's pool); noise breaks keys and values.
+
+use proptest::prelude::*;
+
+use super::scalars::{noisy, opt, pick, G};
+use super::yaml::flow_map;
+
+/// Costs short beside the generated services (ms), zero now and then.
+fn cost() -> BoxedStrategy<String> {
+    prop_oneof![
+        3 => (1u32..500).prop_map(|n| format!("{n}ms")),
+        1 => pick(&["0s", "1us", "24ms", "1s"]),
+    ]
+    .boxed()
+}
+
+/// A `costs` map; `poll`: whether `poll_interval` may appear.
+pub fn costs(g: G, poll: bool) -> BoxedStrategy<String> {
+    let good =
+        (opt(0.5, cost()), opt(0.3, cost()), opt(0.5, cost()), opt(if poll { 0.4 } else { 0.0 }, cost()))
+            .prop_map(|(c, r, f, p)| {
+                let mut m = Vec::new();
+                for (k, v) in [("claim", c), ("refusal", r), ("finish", f), ("poll_interval", p)] {
+                    m.extend(v.map(|v| (k.to_string(), v)));
+                }
+                flow_map(&m)
+            })
+            .boxed();
+    let bad = pick(&[
+        "{clam: 1ms}",
+        "{claim: -1ms}",
+        "{finish: soon}",
+        "{poll: 10ms}",
+        "{refusal: [1ms]}",
+        "{claim: 300000y}",
+        "1ms",
+    ]);
+    noisy(g, good, bad)
+}
+
+/// A pool's `limiter`: BullMQ's window, a token bucket or a sliding window.
+pub fn limiter(g: G) -> BoxedStrategy<String> {
+    let good = prop_oneof![
+        (1u32..30, 1u32..3000).prop_map(|(m, d)| format!("{{max: {m}, duration: {d}ms}}")),
+        (1u32..50, opt(0.5, 1u32..10)).prop_map(|(r, b)| match b {
+            Some(b) => format!("{{rate: {r}/s, burst: {b}}}"),
+            None => format!("{{rate: {r}/s}}"),
+        }),
+        (1u32..30, 1u32..3000).prop_map(|(l, w)| format!("{{limit: {l}, window: {w}ms}}")),
+    ]
+    .boxed();
+    let bad = pick(&[
+        "{max: 0, duration: 1s}",
+        "{max: 2}",
+        "{max: 2, duration: 0s}",
+        "{rate: 0/s}",
+        "{rate: 1/s, burst: 0.5}",
+        "{limit: 100001, window: 1s}",
+        "{max: 2, duration: 1s, rate: 1/s}",
+        "{maxx: 2, duration: 1s}",
+        "{}",
+    ]);
+    noisy(g, good, bad)
+}
+
+/// A pool's extra keys, as the value of `batch` and what follows it:
+/// `batch`, `costs` and `limiter` (a limiter is refused beside a batch of
+/// more than one, so it comes with `batch: 1`).
+pub fn pool_keys(g: G, batch: BoxedStrategy<Option<String>>) -> BoxedStrategy<Option<String>> {
+    let extra = (opt(0.2, costs(g, true)), opt(0.15, limiter(g)));
+    (batch, extra)
+        .prop_map(|(b, (c, l))| {
+            let b = if l.is_some() { Some("1".to_string()) } else { b };
+            let mut v: Vec<String> = b.into_iter().collect();
+            if v.is_empty() && (c.is_some() || l.is_some()) {
+                v.push("1".into());
+            }
+            v.extend(c.map(|c| format!("costs: {c}")));
+            v.extend(l.map(|l| format!("limiter: {l}")));
+            (!v.is_empty()).then(|| v.join(", "))
+        })
+        .boxed()
+}
