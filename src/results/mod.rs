@@ -12,6 +12,7 @@ pub mod cells;
 pub mod confidence;
 pub mod document;
 pub mod scorecard;
+mod scorecard_text;
 pub mod table;
 mod titles;
 mod units;
