@@ -240,7 +240,7 @@ policies: [fifo]
 #[test]
 fn queue_lengths_of_a_tenant_whose_refused_jobs_wait_out_an_on_cap_delay_are_not_checked() {
     // 2 workers, F capped at 1, fifo with `on_cap: {delay: 3s}`, 1 s jobs
-    // at 0, 0.2, 1.6 and 4.5 (issue 27's PostgreSQL case). Job 0 runs 0-1;
+    // at 0, 0.2, 1.6 and 4.5 (a PostgreSQL 15 SKIP LOCKED queue's recorded run). Job 0 runs 0-1;
     // job 1 is refused at F's cap at 0.2 and leaves the queue until 3.2;
     // job 2 runs 1.6-2.6; job 1 3.2-4.2; job 3 4.5-5.5. So at the ends of
     // ticks 1 to 3 nothing of F waits (job 1 is out of the queue), which the

@@ -1,4 +1,4 @@
-//! Dispatch costs (issue 30 item 1): claim, refusal and finish costs occupy
+//! Dispatch costs: claim, refusal and finish costs occupy
 //! the worker, a poll interval idles it; each test's answer is derived by
 //! hand in its comment.
 

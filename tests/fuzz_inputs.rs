@@ -1,5 +1,5 @@
 //! A fuzzer for the scenario loader and the trace readers, end to end
-//! (issue 12, "What it must show"). Each generated input is written to a
+//! Each generated input is written to a
 //! temporary folder and given to the real binary as a subprocess:
 //! `fairsim validate SCENARIO`, then `fairsim run SCENARIO --logs summary
 //! --no-plots --out DIR` with some of `--quiet`, `--format json`, `--audit`,
@@ -25,7 +25,9 @@
 //! values known to be slow: `999999999999s`, `1us` ticks, `1e-300/s`,
 //! counts of 2^64-1, 10,000,000-tenant spreads, `/dev/zero` as a trace.
 //!
-//! Every command runs with a timeout (10 s), an address-space limit (8 GiB)
+//! Every command runs with a time limit (10 s of CPU time, or 60 s of wall
+//! time for a process blocked without using the CPU; CPU time, because wall
+//! time on a shared machine grows with its load), an address-space limit (8 GiB)
 //! and a file-size limit (1 GiB), and its peak RSS is watched (limit 2 GiB).
 //!
 //! | outcome | class |
@@ -33,7 +35,7 @@
 //! | exit 0 or 2 | fine |
 //! | exit 101 (a panic), or killed by a signal (abort, segfault, stack overflow) | PANIC |
 //! | any other exit code (1: an internal or I/O error, or an `--audit` violation) | EXIT |
-//! | still running at the timeout | HANG |
+//! | past the time limit | HANG |
 //! | RSS over the limit, an allocation refused by the address-space limit, or a file past the size limit (SIGXFSZ) | MEMORY |
 //! | `check` exits non-zero on the folder of `run --logs full` (run when validate and run both exit 0) | CHECK |
 //! | validate exits 0 and run 2, or validate 2 and run 0, on a scenario alone (no `--seed`, `--policy`, `--skip-bad-rows`; not for a trace's rows) | DISAGREE |
@@ -54,12 +56,12 @@
 //! - Long: `FAIRSIM_FUZZ_SECONDS=600 cargo test --release --test fuzz_inputs
 //!   -- --nocapture`: as many cases as fit, from a random seed (printed),
 //!   stack samples on, findings written to `tests/fuzz-findings/`. Its
-//!   report's `issue 27 counts` line gives the panics, hangs, check
+//!   report's `acceptance counts` line gives the panics, hangs, check
 //!   failures and validate/run disagreements (occurrences) over the
 //!   scenarios tried.
 //!
 //! Exit-2 messages that name a file but no line are counted on the side
-//! (issue 12, "Errors that name no place"); they fail nothing.
+//! as errors that name no place; they fail nothing.
 //!
 //! Other knobs: `FAIRSIM_FUZZ_CASES`, `FAIRSIM_FUZZ_SEED`,
 //! `FAIRSIM_FUZZ_TIMEOUT` (seconds), `FAIRSIM_FUZZ_WILD` (0 to 1),
@@ -249,11 +251,11 @@ fn fuzz_scenario_loader_and_trace_readers() {
         e.0 += 1;
         e.1 += f.count;
     }
-    // the four counts issue 27's "Done when" asks for, in occurrences
+    // the four counts the acceptance run is judged by, in occurrences
     let times = |c: Class| per_class.get(&c).map_or(0, |x| x.1);
     let _ = writeln!(
         report,
-        "issue 27 counts over {} scenarios ({} checked): {} panics, {} hangs, {} check failures on fairsim's own output, {} validate/run disagreements ({} memory, {} other exits)",
+        "acceptance counts over {} scenarios ({} checked): {} panics, {} hangs, {} check failures on fairsim's own output, {} validate/run disagreements ({} memory, {} other exits)",
         stats.scenarios,
         stats.checked,
         times(Class::Panic),
@@ -296,16 +298,16 @@ fn fuzz_scenario_loader_and_trace_readers() {
     );
 }
 
-/// The inputs issue 27 gives for its open defects that the fuzzer's
-/// classes can see (items 4, 6, 7 and 13; item 2 is a wrong model, item 5
-/// a memory size past the CI machine's), each with the class the fuzzer
+/// The inputs kept for defects found by independent checks that the
+/// fuzzer's classes can see (a hang, unbounded slices, check failures on
+/// fairsim's own output, a validate/run disagreement), each with the class the fuzzer
 /// must give it, so that a fuzzer which could no longer tell them (a
 /// check command dropped, a disagreement not compared) fails here. Ignored:
-/// it passes only while those items are open, and its failures then name
-/// the items fixed.
+/// it passes only while those defects are open, and its failures then
+/// name the ones fixed.
 #[test]
-#[ignore = "passes while issue 27 items 4, 6, 7 and 13 are open"]
-fn the_fuzzer_flags_issue_27s_open_defects() {
+#[ignore = "passes only while the kept defects are open"]
+fn the_fuzzer_flags_the_kept_defect_inputs() {
     use fuzz::cases::Flags;
     let s = Settings::from_env();
     let flags = Flags {
@@ -319,33 +321,33 @@ fn the_fuzzer_flags_issue_27s_open_defects() {
     };
     let known: [(&str, Class, &str); 7] = [
         (
-            "item 4",
+            "a retry budget over failing sliced jobs",
             Class::Hang,
             "workers: 1\nworkload:\n  - {tenant: B, count: 4, at: 1s, service: 2.5s, failure: {probability: 0.4}, slice: 650ms}\n  - {tenant: A, arrivals: {every: 2.5s, count: 20}, service: 3s}\nretry:\n  budget: {limit: 2, window: 15s}\n",
         ),
-        ("item 6", Class::Hang, "workers: 1\nworkload: [{tenant: A, count: 10000, service: 1s, slice: 1us}]\n"),
+        ("a million 1us slices", Class::Hang, "workers: 1\nworkload: [{tenant: A, count: 10000, service: 1s, slice: 1us}]\n"),
         (
-            "item 7, lend with a slowdown",
+            "caps: lend with a slowdown",
             Class::Check,
             "workers: 3\ntenants: {A: {cap: 1}, B: {cap: 1}}\nworkload:\n  - {tenant: A, count: 1, service: 1s}\n  - {tenant: A, count: 1, at: 500ms, service: 1s}\n  - {tenant: B, count: 6, at: 1ms, service: 2s}\nslowdowns: [{from: 0s, to: 1ms, factor: 10, tenant: A}]\n",
         ),
         (
-            "item 7, reserve preempting slices",
+            "workers: reserve preempting slices",
             Class::Check,
             "workers: 2\nclasses: {hi: {priority: 1}}\nworkload:\n  - {tenant: B, count: 2, service: 10s, slice: 5s}\n  - {tenant: A, class: hi, count: 1, at: 1s, service: 1s}\npolicies: [{policy: reserve, class: hi, workers: 1, preempt: restart}]\n",
         ),
         (
-            "item 7, killed then expired",
+            "ends-once: killed then expired",
             Class::Check,
             "workers: 2\ncapacity: [{at: 1s, workers: 1, loss: kill}]\nworkload: [{tenant: A, count: 2, service: 5s, deadline: 6s}]\npolicies: [{policy: edf, late: drop}]\n",
         ),
         (
-            "item 13, reserve over a topology's pool",
+            "reserve over a topology's pool",
             Class::Disagree,
             "workers: 4\nclasses: {hi: {}}\nworkload: [{tenant: A, class: hi, count: 2, service: 1s}]\ntopologies:\n  t: {queues: [q], pools: [{name: p, workers: 3, queues: [q]}]}\npolicies: [{policy: reserve, class: hi, workers: 4, topology: t}]\n",
         ),
         (
-            "item 13, arrivals past the horizon",
+            "arrivals past the horizon",
             Class::Disagree,
             "workers: 1\nworkload: [{tenant: A, arrivals: {every: 100000d, count: 3}, service: 1s}]\n",
         ),

@@ -1,4 +1,4 @@
-//! `on_cap: {delay: D}` delays the refused job only (issue 27 item 2), as
+//! `on_cap: {delay: D}` delays the refused job only, as
 //! a SQL queue that sets the refused row's `available_at` does.
 
 mod common;

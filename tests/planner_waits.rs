@@ -1,5 +1,4 @@
-//! Waits under a planner count from arrival, as everywhere (issue 27 item
-//! 1): the ledger holds a job before it becomes claimable, and that time is
+//! Waits under a planner count from arrival, as everywhere: the ledger holds a job before it becomes claimable, and that time is
 //! part of its wait; only the claimable age (`oldest_age_max`) starts at
 //! the promotion.
 

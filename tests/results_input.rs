@@ -2,7 +2,7 @@
 //! (exit code 2, naming file, line and column), never a violation (exit
 //! code 1): the one results reader (`results::read`) refuses text that is
 //! not UTF-8, and `check` reads the observation log's cells before any rule
-//! runs. Issue 27, item 8; `report` reads through the same reader.
+//! runs; `report` reads through the same reader.
 
 mod common;
 

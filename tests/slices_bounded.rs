@@ -1,4 +1,4 @@
-//! Slices stay bounded (issue 27 items 4 and 6): a job failed for good by
+//! Slices stay bounded: a job failed for good by
 //! the retry budget leaves no slicing behind for the next job in its slot,
 //! and slices count in the limit on jobs and in the log estimate.
 

@@ -1,4 +1,4 @@
-//! Rate limits on starts (issue 30 item 2): a pool's `limiter:` holds jobs
+//! Rate limits on starts: a pool's `limiter:` holds jobs
 //! claimable while it allows no start, logs them `rate_limited` and wakes
 //! the pool when it allows one. Each answer is derived by hand in the
 //! test's comment (1 s ticks: a dispatch at t falls in tick floor(t) + 1).

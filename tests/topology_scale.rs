@@ -1,5 +1,5 @@
 //! A topology's cost grows with its work and its declared queues and pools,
-//! not with queues x tenants (issue 27, item 5): each case runs under a
+//! not with queues x tenants each case runs under a
 //! 1.5 GiB address-space limit that the old build, which built one policy
 //! with per-tenant state for every declared queue, overran (2.7 GB resident
 //! for the first case; the second aborted on allocation under 8 GB).

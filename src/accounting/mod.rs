@@ -260,6 +260,24 @@ impl Recorder {
         }
     }
 
+    /// Under a claim cost: `job` left its queue for a worker now, and
+    /// starts its service a claim later ([`Recorder::on_claimed_start`]);
+    /// `queued` is its tenant's queue length after.
+    pub fn on_claim(&mut self, job: &Job, queued: u64) {
+        if let Some(l) = self.logs.as_mut() {
+            l.on_claim(job, queued);
+        }
+    }
+
+    /// The service of `job`, claimed earlier, starts at `now`.
+    pub fn on_claimed_start(&mut self, job: &Job, now: Time) {
+        self.events += 1;
+        self.tally.on_start(job, now);
+        if let Some(l) = self.logs.as_mut() {
+            l.on_chosen(job, now);
+        }
+    }
+
     /// Skips logged by the gate or the policy during a dispatch round.
     #[inline]
     pub fn on_skips(&mut self, skips: &mut Vec<(TenantId, Skip)>) {

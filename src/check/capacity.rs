@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use crate::model::Spare;
 
-use super::jobs::{busy, claimable, common_after};
+use super::jobs::{busy, claim_of, claimable, common_after};
 use super::sweep::{first_over, Span, Steps};
 use super::{RuleResult, Run, Verdict, Violation};
 
@@ -18,7 +18,9 @@ fn spans(run: &Run) -> (Vec<Span>, Vec<bool>) {
     for (k, j) in run.jobs.iter().enumerate() {
         let (iv, all) = busy(&run.sc, j);
         complete.push(all);
-        out.extend(iv.into_iter().map(|(from, to)| Span { from, to, job: k }));
+        // a claim cost takes the worker a claim before each start
+        let claim = claim_of(&run.sc, j);
+        out.extend(iv.into_iter().map(|(from, to)| Span { from: from - claim, to, job: k }));
     }
     (out, complete)
 }
@@ -132,7 +134,7 @@ fn tenants(run: &Run) -> Tenants<'_> {
         // the first wait is always known: claimable until the first start,
         // the expiry, or the end of the run
         let Some(c) = claimable(&run.sc, j, after) else { continue };
-        let end = match (j.start.or(j.finish), j.outcome.as_str()) {
+        let end = match (j.start.map(|s| s - claim_of(&run.sc, j)).or(j.finish), j.outcome.as_str()) {
             (Some(e), _) => e,
             (None, "unfinished") => i64::MAX,
             // expired unstarted: jobs.csv does not say when it left

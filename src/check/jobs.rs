@@ -274,6 +274,17 @@ impl Reader {
     }
 }
 
+/// The claim cost the job's pool pays before each of its starts: under
+/// one the worker (and the tenant's cap) is taken a claim before jobs.csv's
+/// `start`, when the job leaves its queue.
+pub fn claim_of(sc: &crate::model::Scenario, j: &JobRow) -> i64 {
+    let claim = match sc.run_topology() {
+        Some(t) => t.pools.iter().find(|p| p.name == j.pool.as_str()).map_or(0, |p| p.costs.claim),
+        None => sc.costs.claim,
+    };
+    claim as i64
+}
+
 /// The `after` shared by every `retry` rule (then the n-th re-send of a
 /// job is at arrival + n x after); `Some(0)` without retry rules, `None`
 /// when they differ (a re-sent job's claimable instant is then unknown).

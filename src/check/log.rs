@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::jobs::{claimable, common_after};
+use super::jobs::{claim_of, claimable, common_after};
 use super::observed::{self, Sources};
 use super::table::{micros, secs, Table};
 use super::{RuleResult, Run, Verdict, Violation};
@@ -94,7 +94,11 @@ pub fn log_agrees(run: &Run) -> RuleResult {
         let restarted = j.outcome == "expired" && j.start.is_some();
         let simple = j.attempts <= 1 && j.slices <= 1 && j.outcome != "unfinished" && known_end && !restarted;
         match (e.as_mut(), claimable(&run.sc, j, after)) {
-            (Some(v), Some(c)) if simple => v.push((c, j.start.or(j.finish).unwrap_or(i64::MAX))),
+            (Some(v), Some(c)) if simple => {
+                // under a claim cost the job left its queue a claim before its `start`
+                let left = j.start.map(|s| s - claim_of(&run.sc, j)).or(j.finish).unwrap_or(i64::MAX);
+                v.push((c, left))
+            }
             _ => *e = None,
         }
     }

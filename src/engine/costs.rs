@@ -120,8 +120,7 @@ impl Engine<'_> {
             }
             o.claiming.pop();
             self.running.push(Attempt::new(end, seq, slot));
-            let t = self.jobs.get(slot).tenant as usize;
-            self.rec.on_start(self.jobs.get(slot), now, self.loads[t].queued);
+            self.rec.on_claimed_start(self.jobs.get(slot), now);
         }
         if let Some(s) = o.sleepers.as_mut() {
             self.free_workers += s.wake(now);

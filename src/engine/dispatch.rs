@@ -153,6 +153,7 @@ impl Engine<'_> {
             }
         }
         if claim > 0 {
+            self.rec.on_claim(self.jobs.get(slot), self.loads[t].queued);
             self.defer_start(slot, now + claim, finish);
             return Ok(());
         }

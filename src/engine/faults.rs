@@ -229,6 +229,9 @@ impl Engine<'_> {
         };
         self.rec.on_attempt_end(job, now, elapsed);
         self.rec.on_lost(job, elapsed - kept, true);
+        if self.placed {
+            self.policy.on_ran(job, elapsed);
+        }
         self.policy.on_finish(job, now);
         for (free, c) in self.free_res.iter_mut().zip(cost) {
             *free += c;

@@ -500,6 +500,9 @@ impl<'s> Engine<'s> {
             false => job.service,
         };
         self.rec.on_attempt_end(job, now, ran);
+        if EXTRAS && self.placed {
+            self.policy.on_ran(job, ran);
+        }
         let finish_cost = match EXTRAS && self.costs.is_some() {
             true => self.sc.pool_costs(job.pool).finish,
             false => 0,

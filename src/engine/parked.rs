@@ -112,20 +112,22 @@ impl Engine<'_> {
         let (t, seq) = (job.tenant as usize, job.seq);
         self.loads[t].queued -= 1;
         self.queued_total -= 1;
+        if self.placed {
+            // the queue and pool that made the refused claim are the ones to free,
+            // not those of the job's last attempt
+            let job = self.jobs.get_mut(slot);
+            (job.queue, job.pool) = self.policy.placement(slot);
+        }
         let (pool, costs) = match self.costs.is_some() {
             true => self.costs_at(slot),
             false => (0, crate::model::Costs::default()),
         };
-        let job = self.jobs.get_mut(slot);
-        if costs.refusal > 0 {
-            // the refused claim holds its worker: the pool that made it is the one to free
-            job.pool = pool;
-            self.policy.on_finish_held(job, now);
+        let held = costs.refusal > 0;
+        self.policy.on_refused(self.jobs.get(slot), now, held);
+        if held {
             self.free_workers -= 1;
             self.hold_worker(seq, pool, now + costs.refusal);
             self.charge_overhead(pool, costs.refusal);
-        } else {
-            self.policy.on_finish(job, now);
         }
         let job = self.jobs.get(slot);
         self.rec.on_withdrawn(job, self.loads[t].queued);

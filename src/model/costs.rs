@@ -1,5 +1,5 @@
 //! Dispatch costs: worker time that is neither a job's service nor idle
-//! (issue 30 item 1). A PostgreSQL `SKIP LOCKED` claim, RQ's fork of a work
+//! A PostgreSQL `SKIP LOCKED` claim, RQ's fork of a work
 //! horse, a refused conditional claim, the finishing transaction; and how
 //! long a worker that found nothing sleeps before it polls again.
 

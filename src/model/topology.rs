@@ -133,7 +133,7 @@ pub struct PoolSpec {
     pub limiter: Option<StartLimit>,
 }
 
-/// A limit on a pool's starts (issue 30 item 2), as opposed to admission's
+/// A limit on a pool's starts, as opposed to admission's
 /// limits on arrivals: a job it holds back waits claimable.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum StartLimit {

@@ -66,6 +66,19 @@ pub trait Policy: Hints + Explain {
     fn on_finish_held(&mut self, job: &Job, now: Time) {
         self.on_finish(job, now);
     }
+    /// A claim of `job` refused at its tenant's cap under `on_cap: {delay}`:
+    /// to the ordering it ended at once (nothing ran). `held`: a refusal
+    /// cost keeps the worker busy until [`Policy::release`].
+    fn on_refused(&mut self, job: &Job, now: Time, held: bool) {
+        match held {
+            true => self.on_finish_held(job, now),
+            false => self.on_finish(job, now),
+        }
+    }
+    /// An attempt of `job` ran for `ran` (slowed down, or stopped early),
+    /// told before its [`Policy::on_finish`]; only a topology, which reports
+    /// each pool's busy time, needs it.
+    fn on_ran(&mut self, _job: &Job, _ran: Time) {}
     /// The worker held after job `seq` (id) in pool `pool` is free again.
     fn release(&mut self, _seq: u64, _pool: PoolId, _now: Time) {}
     /// After a dispatch at `now` under dispatch costs: workers still free

@@ -1,5 +1,5 @@
 //! The raw shapes of a pool's (and the top level's) dispatch keys,
-//! `costs:` and `limiter:` (issue 30), beside [`super::raw`].
+//! `costs:` and `limiter:`, beside [`super::raw`].
 
 use serde::Deserialize;
 use serde_saphyr::Spanned;

@@ -1,4 +1,4 @@
-//! A pool's start limiter (`limiter:`, issue 30 item 2): how many jobs its
+//! A pool's start limiter (`limiter:`): how many jobs its
 //! workers may start per interval, BullMQ's queue limiter among them. The
 //! rate arithmetic is admission's ([`crate::admission::limit`]); this keeps
 //! one counter per pool and says when it next allows a start, so a limited

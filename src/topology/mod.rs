@@ -26,7 +26,7 @@ pub mod route;
 mod waits;
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 
 use rand_pcg::Pcg64;
@@ -61,6 +61,30 @@ pub struct TopologyStats {
     pub unrouted: u64,
     /// Under a planner: its wake-ups, plans and promotions.
     pub planner: Option<Rc<RefCell<Vec<planner::PlannerEvent>>>>,
+    /// The last start counted: its wait and the queue's largest wait before
+    /// it, so a claim refused at the cap can be taken back.
+    last_note: Option<(Time, Time)>,
+}
+
+impl TopologyStats {
+    fn note_start(&mut self, q: QueueId, p: PoolId, wait: Time) {
+        let (q, p) = (q as usize, p as usize);
+        self.last_note = Some((wait, self.wait_max[q]));
+        self.started[q] += 1;
+        self.pool_started[p] += 1;
+        self.wait_sum[q] += u128::from(wait);
+        self.wait_max[q] = self.wait_max[q].max(wait);
+    }
+
+    /// The start just counted was a claim refused at the tenant's cap.
+    fn unnote_start(&mut self, q: QueueId, p: PoolId) {
+        let (q, p) = (q as usize, p as usize);
+        let Some((wait, max_before)) = self.last_note.take() else { return };
+        self.started[q] -= 1;
+        self.pool_started[p] -= 1;
+        self.wait_sum[q] -= u128::from(wait);
+        self.wait_max[q] = max_before;
+    }
 }
 
 pub struct Dispatcher<'s> {
@@ -110,6 +134,8 @@ pub struct Dispatcher<'s> {
     /// Pools with a start limiter (`limiter:`).
     limited: Vec<PoolId>,
     stats: Rc<RefCell<TopologyStats>>,
+    /// Jobs (ids) whose claim was refused at the cap, to come back to their queue.
+    refused: HashSet<u64>,
 }
 
 impl<'s> Dispatcher<'s> {
@@ -142,6 +168,7 @@ impl<'s> Dispatcher<'s> {
                 rule_matched: vec![0; topology.route.len()],
                 unrouted: 0,
                 planner: None,
+                last_note: None,
             };
         }
         // every queue's policy is built alike, so one answers for all
@@ -189,6 +216,7 @@ impl<'s> Dispatcher<'s> {
             polling,
             limited,
             stats,
+            refused: HashSet::new(),
         }
     }
 
@@ -337,13 +365,13 @@ impl<'s> Dispatcher<'s> {
     /// Counts the start of the job in `slot` by a worker of pool `p`.
     fn note_start(&mut self, slot: Slot, p: PoolId, jobs: &JobTable, now: Time) {
         let q = self.placement[slot as usize].0;
-        // the service starts after the pool's claim cost (docs/metrics.md, Wait)
-        let wait = now + self.pools[p as usize].costs.claim - jobs.get(slot).ready;
-        let mut s = self.stats.borrow_mut();
-        s.started[q as usize] += 1;
-        s.pool_started[p as usize] += 1;
-        s.wait_sum[q as usize] += u128::from(wait);
-        s.wait_max[q as usize] = s.wait_max[q as usize].max(wait);
+        let job = jobs.get(slot);
+        // a first start waited since arrival, whatever held it before it was
+        // claimable (docs/metrics.md, Wait); a retry since it was re-queued;
+        // the service starts after the pool's claim cost
+        let from = if job.slices == 0 { job.arrival } else { job.ready };
+        let wait = now + self.pools[p as usize].costs.claim - from;
+        self.stats.borrow_mut().note_start(q, p, wait);
     }
 
     /// Notes every tenant with jobs in queue `q` as passed over, once per tick.
@@ -412,8 +440,9 @@ impl Policy for Dispatcher<'_> {
         if self.placement.len() <= i {
             self.placement.resize(i + 1, (0, 0));
         }
-        let q = if job.attempts > 0 {
-            // a retry goes back where it came from, without a new draw
+        let q = if job.attempts > 0 || (!self.refused.is_empty() && self.refused.remove(&job.seq)) {
+            // a retry, or a claim refused at the cap, goes back where it came
+            // from, without a new draw (a refused SQL row stays in its table)
             self.placement[i].0
         } else {
             let (q, rule) = self.router.route(job, now, self.sc);
@@ -475,9 +504,21 @@ impl Policy for Dispatcher<'_> {
     }
 
     fn on_finish_held(&mut self, job: &Job, now: Time) {
-        let (q, p) = (job.queue, job.pool);
-        self.queue(q).on_finish(job, now);
-        self.stats.borrow_mut().pool_busy[p as usize] += u128::from(job.service);
+        self.queue(job.queue).on_finish(job, now);
+    }
+
+    // a refused claim ran nothing: its pool's busy time stays
+    fn on_refused(&mut self, job: &Job, now: Time, held: bool) {
+        self.stats.borrow_mut().unnote_start(job.queue, job.pool);
+        self.refused.insert(job.seq);
+        self.queue(job.queue).on_finish(job, now);
+        if !held {
+            self.release(job.seq, job.pool, now);
+        }
+    }
+
+    fn on_ran(&mut self, job: &Job, ran: Time) {
+        self.stats.borrow_mut().pool_busy[job.pool as usize] += u128::from(ran);
     }
 
     fn release(&mut self, seq: u64, p: PoolId, _now: Time) {

@@ -1,5 +1,5 @@
-//! `costs:` (issue 30 item 1): dispatch costs at the top and per pool;
-//! `limiter:` (item 2): a pool's limit on starts.
+//! `costs:`: dispatch costs at the top and per pool;
+//! `limiter:`: a pool's limit on starts.
 //! Clean cases keep docs/scenario.md's rules (no `capacity` beside them, no
 //! poll interval reaching a planner's pool); noise breaks keys and values.
 

@@ -176,7 +176,7 @@ pub fn generator_entry(g: G) -> BoxedStrategy<String> {
         svc,
         opt(0.15, dur_pos(g)),
         cost(g),
-        // raised from 0.12 with retry budgets and slices (issue 27 item 4)
+        // raised from 0.12 with retry budgets and slices
         opt(0.25, failure(g)),
         stray(g, &["sevice", "Tenant", "weight"]),
     )

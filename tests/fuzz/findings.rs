@@ -219,7 +219,7 @@ pub struct Stats {
     pub exit0: u64,
     pub exit2: u64,
     pub by_origin: BTreeMap<String, u64>,
-    /// exit-2 messages that name no line (issue 12, "Errors that name no place")
+    /// exit-2 messages that name no line (errors that name no place)
     pub no_place: BTreeMap<String, u64>,
 }
 

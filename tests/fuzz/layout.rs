@@ -72,7 +72,7 @@ pub fn layout(case: &Case, stem: Option<&str>, shown: &str, out: &str) -> Layout
             let shown_sc = shown_path(&sc);
             // `full` and `check` run only when validate and run both exit 0
             // (runner::execute): fairsim's own full logs must pass its own
-            // checker (issue 27, "Done when")
+            // checker
             let full_out = format!("{out}-full");
             let mut full: Vec<String> = vec!["run".into(), shown_sc.clone()];
             full.extend(["--logs", "full", "--no-plots", "--quiet", "--out", &full_out].map(String::from));

@@ -64,7 +64,7 @@ fn good_param(kind: &'static str, name: &'static str, g: G, depth: u32) -> Boxed
             })
             .boxed(),
         (_, "class") => pick(CLASSES),
-        // above the pool of a topology, validate must refuse it as run does (issue 27 item 13)
+        // above the pool of a topology, validate must refuse it as run does
         (_, "workers") => prop_oneof![4 => Just("1".to_string()), 1 => int_in(2..5)].boxed(),
         ("hierarchical", "over") => Just("classes".to_string()).boxed(),
         (_, "over") => pick(&["tenant", "tenants", "class", "classes"]),

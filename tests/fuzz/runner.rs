@@ -60,6 +60,25 @@ fn peak_rss_kb(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU time (user and system, all threads) a running process has used:
+/// what a hang is judged by, since wall time on a shared 2-core machine
+/// grows with whatever else runs there.
+fn cpu_time(pid: u32) -> Duration {
+    let Ok(s) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return Duration::ZERO };
+    // fields after the command name, which is in parentheses and may hold spaces
+    let Some(rest) = s.rsplit_once(')').map(|r| r.1) else { return Duration::ZERO };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = [11, 12].iter().filter_map(|&i| f.get(i)?.parse::<u64>().ok()).sum();
+    #[cfg(unix)]
+    let hz = match unsafe { libc::sysconf(libc::_SC_CLK_TCK) } {
+        n if n > 0 => n as u64,
+        _ => 100,
+    };
+    #[cfg(not(unix))]
+    let hz = 100;
+    Duration::from_millis(ticks * 1000 / hz)
+}
+
 /// The threads' stacks of a running process, by gdb (the process is
 /// stopped while gdb reads them).
 fn stack_sample(pid: u32) -> String {
@@ -146,7 +165,10 @@ fn run_command(
         }
         peak = peak.max(peak_rss_kb(pid));
         let over_memory = peak > s.rss_limit_kb;
-        if over_memory || start.elapsed() > timeout {
+        // a hang: the CPU time past the limit, or (blocked, using none) the
+        // wall time past six times it
+        let hung = || cpu_time(pid) > timeout || start.elapsed() > timeout * 6;
+        if over_memory || (start.elapsed() > timeout && hung()) {
             stopped = Some(if over_memory { Class::Memory } else { Class::Hang });
             if s.stacks {
                 stack = stack_sample(pid);
@@ -286,8 +308,8 @@ fn check_key(line: &str) -> String {
     normalize(rule, 80)
 }
 
-/// validate and run must agree on what the scenario alone decides (issue
-/// 27 item 13): validate exit 0 with run exit 2, or validate exit 2 with
+/// validate and run must agree on what the scenario alone decides:
+/// validate exit 0 with run exit 2, or validate exit 2 with
 /// run exit 0. Runs whose flags can change the verdict (`--seed`,
 /// `--policy` naming a label, `--skip-bad-rows`) are left out; a run refused
 /// for its trace's rows is left out too, as validate reads no rows.

@@ -108,7 +108,7 @@ pub fn every(g: G) -> BoxedStrategy<String> {
     let good = (1u32..60, prop::sample::select(&["s", "m", "00ms", ""][..]))
         .prop_map(|(n, u)| format!("{n}{u}"))
         .boxed();
-    // 100000d x 3 puts the arrivals past the horizon (issue 27 item 13)
+    // 100000d x 3 puts the arrivals past the horizon
     noisy(g, slowly(g, good, &["1us", "1ms", "100000d"]), pick(DUR_BAD))
 }
 

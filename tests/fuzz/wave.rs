@@ -1,5 +1,5 @@
-//! The keys added in the wave after the first fuzzer (issue 27, "Done
-//! when"): `topologies` (queues, routes, pools with `batch`, planners),
+//! The keys added in the wave after the first fuzzer (the acceptance
+//! run's): `topologies` (queues, routes, pools with `batch`, planners),
 //! `admission` and `admission_sets`, `capacity`, `slowdowns` and `retry` at
 //! the top; `slice`, `resume_overhead` and `declared` per workload entry;
 //! `topology`, `on_cap`, `slice` and `admission` per policy entry, and the
@@ -9,7 +9,7 @@
 //! queue polled, a shard's count within the queues, `capacity` only when no
 //! policy runs on a topology, capacity changes in order of time) so that
 //! they reach the engine; noise breaks them. Wild cases draw the shapes
-//! known to be slow (issue 27 items 5 and 6: 20,000 queues, 1us slices).
+//! known to be slow (20,000 queues, 1us slices).
 
 use proptest::prelude::*;
 
@@ -103,7 +103,7 @@ fn queues(g: G) -> BoxedStrategy<Queues> {
     });
     let counted = prop_oneof![
         8 => (1u32..9).boxed(),
-        // issue 27 item 5: work grows with queues x tenants
+        // work once grew with queues x tenants
         1 => if g.wild { prop::sample::select(&[20_000u32, 65_535][..]).boxed() } else { (1u32..9).boxed() },
     ]
     .prop_map(|n| Queues { n, text: format!("[{{prefix: q, count: {n}}}]") });
@@ -426,7 +426,7 @@ fn retry(g: G) -> BoxedStrategy<String> {
     let good = (
         opt(0.6, backoff),
         opt(0.4, pick(&["0", "0.5", "1", "0.25"])),
-        // issue 27 item 4 needs a budget with failing sliced jobs
+        // a hang once needed a budget with failing sliced jobs
         opt(0.6, (1u32..5, small_dur(g)).prop_map(|(l, w)| format!("{{limit: {l}, window: {w}}}"))),
     )
         .prop_map(|(b, j, bud)| {
@@ -470,7 +470,7 @@ pub struct Wave {
 }
 
 fn entry_extra(g: G) -> BoxedStrategy<Vec<(String, String)>> {
-    // issue 27 item 6: a 1us slice of a long job is a million slices
+    // a 1us slice of a long job is a million slices
     let slice = slowly(g, small_dur(g), &["1us", "10us", "1ms"]);
     let declared = noisy(g, pick(&["0.1", "0.5", "2", "100", "1"]), pick(&["0", "-1", "100.5", ".nan", "x"]));
     (opt(0.2, slice), opt(0.1, dur0(g)), opt(0.12, declared))

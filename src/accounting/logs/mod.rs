@@ -120,6 +120,13 @@ impl Logs {
     /// A failed write of a dispatch row is reported at the next call that
     /// can return it (the engine reports a start without expecting an error).
     pub fn on_start(&mut self, job: &Job, now: Time, queued: u64) {
+        self.on_claim(job, queued);
+        self.on_chosen(job, now);
+    }
+
+    /// `job` left its queue for a worker; `queued` is the tenant's queue
+    /// length after. Under a claim cost this comes a claim before its start.
+    pub fn on_claim(&mut self, job: &Job, queued: u64) {
         self.series.on_start(job);
         if let Some(q) = self.queues.as_mut() {
             q.on_start(job);
@@ -127,6 +134,10 @@ impl Logs {
         if queued == 0 {
             self.ticks.set_waiting(job.tenant, false);
         }
+    }
+
+    /// The service of `job`, claimed earlier, starts at `now`: its dispatch row.
+    pub fn on_chosen(&mut self, job: &Job, now: Time) {
         if let Err(e) = self.ticks.on_chosen(job, now) {
             self.failed.get_or_insert(e);
         }
