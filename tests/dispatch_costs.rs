@@ -247,3 +247,32 @@ fn costs_with_capacity_changes_or_a_polling_planner_are_refused() {
     );
     assert!(msg.contains("plan.yaml:7:") && msg.contains("poll"), "{msg}");
 }
+
+#[test]
+fn a_poll_nobody_took_keeps_its_phase_and_never_starts_a_job_before_its_arrival() {
+    // A pool of 2 workers polling every 0.1 s; 4 ms jobs at 1, 1.05 and 3.
+    // 1: both look (their first look on the 0.1 s grid at or after the
+    // event); W1 takes job 0 (ends 1.004), W2 finds nothing, next look 1.1.
+    // 1.004: W1 sleeps, next look 1.104. 1.05: job 1 is queued: the looks
+    // are planned at 1.1 (W2) and 1.104 (W1). 1.1: W2 takes job 1. 1.104:
+    // nothing is queued: W1's look finds nothing and it sleeps on its phase.
+    // 3: job 2 arrives; the next looks are 1.104 + ceil(1.896 / 0.1) x 0.1
+    // = 3.004 (W1) and 1.204 + 18 x 0.1 = 3.004 (W2): job 2 starts at
+    // 3.004. (Left as it was, W1's look at 1.104 sent the clock back to it
+    // and job 2 started at 1.104, before its arrival.)
+    let (_d, out) = run_yaml(
+        "workers: 2
+workload:
+  - {tenant: A, count: 1, at: 1s, service: 4ms}
+  - {tenant: A, count: 1, at: 1050ms, service: 4ms}
+  - {tenant: A, count: 1, at: 3s, service: 4ms}
+topologies:
+  t: {queues: [q], pools: [{name: p, workers: 2, queues: [q], costs: {poll_interval: 100ms}}]}
+policies:
+  - {policy: fifo, topology: t}
+",
+        &["--no-plots"],
+    );
+    let rows = jobs(&out, "fifo");
+    assert_eq!(column(&rows, "start"), [1.0, 1.1, 3.004]);
+}

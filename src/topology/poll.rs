@@ -44,6 +44,7 @@ impl Sleepers {
     /// Something happened at `now`: each sleeper not yet scheduled looks at
     /// its first poll instant at or after `now`.
     pub fn plan(&mut self, now: u64) {
+        self.catch_up(now);
         for (first, n) in self.unplanned.drain(..) {
             let at = match now.checked_sub(first) {
                 None | Some(0) => first,
@@ -56,6 +57,30 @@ impl Sleepers {
         }
     }
 
+    /// Looks planned before `now` that nobody took (nothing was queued
+    /// then, so the engine did not stop there): those workers looked, found
+    /// nothing and slept again, so their next look is the first on their
+    /// phase at or after `now`. Left in place, a past look sent the clock
+    /// back and started a job before its arrival.
+    fn catch_up(&mut self, now: u64) {
+        if !self.planned.iter().any(|g| g.0 < now) {
+            return;
+        }
+        let interval = self.interval;
+        let mut merged: Vec<(u64, u32)> = Vec::with_capacity(self.planned.len());
+        for (at, n) in self.planned.drain(..) {
+            let at = match now.checked_sub(at) {
+                None | Some(0) => at,
+                Some(late) => at.saturating_add(late.div_ceil(interval) * interval),
+            };
+            match merged.iter_mut().find(|g| g.0 == at) {
+                Some(g) => g.1 += n,
+                None => merged.push((at, n)),
+            }
+        }
+        self.planned = merged;
+    }
+
     /// The next scheduled look; `u64::MAX` when none is.
     pub fn next_look(&self) -> u64 {
         self.planned.iter().map(|g| g.0).min().unwrap_or(u64::MAX)
@@ -63,6 +88,7 @@ impl Sleepers {
 
     /// The workers whose look is due at `now`: awake again.
     pub fn wake(&mut self, now: u64) -> u32 {
+        self.catch_up(now);
         let mut woken = 0;
         self.planned.retain(|&(at, n)| {
             let due = at <= now;
@@ -100,6 +126,21 @@ mod tests {
         assert_eq!(s.next_look(), 15);
         assert_eq!(s.wake(15), 1);
         assert_eq!(s.asleep(), 0);
+    }
+
+    #[test]
+    fn a_look_nobody_took_moves_to_the_next_on_its_phase() {
+        // interval 37; an event at 2000 plans a worker's look at 2035 (55 x
+        // 37); it passes with nothing
+        // queued (no event there); an event at 3000 finds its next look at
+        // 2035 + ceil(965/37) 27 x 37 = 3034, not at 2035 (the past)
+        let mut s = Sleepers::new(37, 1);
+        s.plan(2000);
+        assert_eq!(s.next_look(), 2035);
+        s.plan(3000);
+        assert_eq!(s.next_look(), 3034);
+        assert_eq!(s.wake(3000), 0);
+        assert_eq!(s.wake(3034), 1);
     }
 
     #[test]

@@ -21,6 +21,10 @@ pub enum Class {
     Check,
     /// validate and run disagree about a scenario alone
     Disagree,
+    /// stopped at the time limit, but validate's own estimate of the
+    /// scenario's work (jobs, and bytes of full logs) is past it: work the
+    /// fuzzer cannot wait for, not a hang (informational)
+    Big,
 }
 
 impl Class {
@@ -32,6 +36,7 @@ impl Class {
             Class::Memory => "MEMORY",
             Class::Check => "CHECK",
             Class::Disagree => "DISAGREE",
+            Class::Big => "BIG",
         }
     }
 }
@@ -255,6 +260,7 @@ pub fn execute(s: &Settings, case: &Case, timeout: Duration) -> Vec<Outcome> {
         std::fs::write(path, bytes).unwrap();
     }
     let mut outcomes: Vec<Outcome> = Vec::new();
+    let mut work = Duration::ZERO;
     for (command, args) in &l.commands {
         let code = |c: &str| outcomes.iter().find(|o| o.command == c).and_then(|o| o.code);
         if matches!(*command, "full" | "check") && (code("validate") != Some(0) || code("run") != Some(0)) {
@@ -276,7 +282,17 @@ pub fn execute(s: &Settings, case: &Case, timeout: Duration) -> Vec<Outcome> {
             // the violation is on stdout: keep it in the report
             o.stderr = format!("{line}\n{}", o.stderr);
         }
-        let stop = matches!(o.class, Some(Class::Hang | Class::Memory));
+        if *command == "validate" && o.code == Some(0) {
+            work = estimated_work(&std_out(dir.path()));
+        }
+        if o.class == Some(Class::Hang) && work > timeout {
+            o.class = Some(Class::Big);
+            o.key = format!(
+                "{command}: past the time limit, with an estimated {:.0} s of work",
+                work.as_secs_f64()
+            );
+        }
+        let stop = matches!(o.class, Some(Class::Hang | Class::Memory | Class::Big));
         outcomes.push(o);
         if stop {
             break;
@@ -288,6 +304,34 @@ pub fn execute(s: &Settings, case: &Case, timeout: Duration) -> Vec<Outcome> {
         }
     }
     outcomes
+}
+
+/// The least CPU time the work validate estimates can take: 1 us per
+/// job (fairsim's best is about 0.4 us per job and policy) and 5 ns per
+/// byte of full logs (200 MB/s), from its `in all: about N jobs` and
+/// `full logs: about X MB` lines.
+fn estimated_work(validate_out: &str) -> Duration {
+    let mut secs = 0.0;
+    for line in validate_out.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("in all: about ") {
+            let jobs: f64 =
+                rest.split_whitespace().next().and_then(|n| n.replace(',', "").parse().ok()).unwrap_or(0.0);
+            secs += jobs * 1e-6;
+        }
+        if let Some(rest) = line.strip_prefix("full logs: about ") {
+            let mut w = rest.split_whitespace();
+            let n: f64 = w.next().and_then(|n| n.parse().ok()).unwrap_or(0.0);
+            let unit = match w.next() {
+                Some("kB") => 1e3,
+                Some("MB") => 1e6,
+                Some("GB") => 1e9,
+                Some("TB") => 1e12,
+                _ => 1.0,
+            };
+            secs += n * unit * 5e-9;
+        }
+    }
+    Duration::from_secs_f64(secs)
 }
 
 fn std_out(dir: &Path) -> String {
