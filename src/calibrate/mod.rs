@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::results::table::Table;
 use crate::workload::trace::{self, recorded::recorded};
 
+pub mod band;
 pub mod compare;
 mod write;
 
@@ -41,13 +42,41 @@ pub struct CalibrateArgs {
     /// Skip and count broken trace rows instead of failing.
     #[arg(long)]
     pub skip_bad_rows: bool,
+    /// Simulate at N seeds (the scenario's seed, seed + 1, ... as `run
+    /// --seeds`) and say whether each recorded mean and p99 wait lies in
+    /// the simulated band (min .. max); the band goes to band.csv.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seeds: u64,
+    /// With --seeds: exit 1 when a recorded figure lies outside its band.
+    #[arg(long)]
+    pub require_band: bool,
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
 }
 
-/// Runs the calibration and writes its folder; returns the folder.
-pub fn run(args: &CalibrateArgs) -> Result<(PathBuf, compare::Calibration, String)> {
+/// What a calibration found: its folder, the figures at the scenario's
+/// seed, the policy's label, and the bands when run at more seeds.
+pub struct Outcome {
+    pub dir: PathBuf,
+    pub calibration: compare::Calibration,
+    pub label: String,
+    pub bands: Vec<band::Band>,
+}
+
+/// Runs the calibration and writes its folder.
+pub fn run(args: &CalibrateArgs) -> Result<Outcome> {
+    if args.seeds == 0 {
+        return Err(Error::Usage(
+            "--seeds 0: give at least 1 (the default, one seed; --seeds 20 gives a band of 20 outcomes)"
+                .into(),
+        ));
+    }
+    if args.require_band && args.seeds < 2 {
+        return Err(Error::Usage(
+            "--require-band needs --seeds 2 or more: one seed gives no band to be inside".into(),
+        ));
+    }
     let mut sc = crate::scenario::load_for_trace(&args.scenario)?;
     let spec = crate::check::policy_by_name(&sc, &args.policy)?;
     let t = trace::from_cli(&sc, &args.trace, args.trace_format.as_deref(), args.skip_bad_rows)?;
@@ -74,11 +103,41 @@ pub fn run(args: &CalibrateArgs) -> Result<(PathBuf, compare::Calibration, Strin
         ));
     }
     let dir = args.out.clone().unwrap_or_else(|| Path::new("output").join(&sc.name)).join("calibration");
-    let simulated = dir.join("simulated");
-    std::fs::create_dir_all(&simulated)
+    let pairs = simulate_pairs(&sc, &spec, &record, &dir.join("simulated"), &args.trace)?;
+    let c = compare::calibrate(&pairs);
+    let ids: Vec<String> = record.iter().map(|r| r.id.clone()).collect();
+    write::files(&dir, &c, &pairs, &ids, &sc.name)?;
+    let mut bands = Vec::new();
+    if args.seeds > 1 {
+        // the later seeds' runs are only read back for their waits
+        let scratch = dir.join(".seed-run");
+        let mut runs = vec![c.clone()];
+        for k in 1..args.seeds {
+            let mut at = sc.clone();
+            at.seed = sc.seed.wrapping_add(k);
+            runs.push(compare::calibrate(&simulate_pairs(&at, &spec, &record, &scratch, &args.trace)?));
+        }
+        std::fs::remove_dir_all(&scratch)
+            .map_err(|e| Error::io(format!("cannot remove {}", scratch.display()), e))?;
+        bands = band::bands(&runs);
+        write::bands(&dir, &bands)?;
+    }
+    Ok(Outcome { dir, calibration: c, label: spec.label, bands })
+}
+
+/// Simulates `sc` with its run's files in `simulated`, and pairs each job
+/// with its record (job k with the k-th replayed row).
+fn simulate_pairs(
+    sc: &crate::model::Scenario,
+    spec: &crate::model::PolicySpec,
+    record: &[crate::workload::trace::recorded::Recorded],
+    simulated: &Path,
+    trace: &Path,
+) -> Result<Vec<Pair>> {
+    std::fs::create_dir_all(simulated)
         .map_err(|e| Error::io(format!("cannot create {}", simulated.display()), e))?;
-    crate::run::simulate(&sc, &spec, Some(&simulated), None, false)?;
-    let table = Table::read(&simulated, "jobs.csv")?
+    crate::run::simulate(sc, spec, Some(simulated), None, false)?;
+    let table = Table::read(simulated, "jobs.csv")?
         .ok_or_else(|| Error::Other(format!("the simulation wrote no {}/jobs.csv", simulated.display())))?;
     let mut jobs = read_jobs(&table)?;
     jobs.sort_by_key(|j| j.id);
@@ -90,14 +149,14 @@ pub fn run(args: &CalibrateArgs) -> Result<(PathBuf, compare::Calibration, Strin
         )));
     }
     let mut pairs = Vec::with_capacity(jobs.len());
-    for (j, r) in jobs.into_iter().zip(&record) {
+    for (j, r) in jobs.into_iter().zip(record) {
         if j.arrival != r.arrival {
             return Err(Error::Other(format!(
                 "job {} arrived at {} us in the simulation but line {} of {} says {} us: the trace changed while it was read",
                 j.id,
                 j.arrival,
                 r.line,
-                args.trace.display(),
+                trace.display(),
                 r.arrival
             )));
         }
@@ -109,18 +168,26 @@ pub fn run(args: &CalibrateArgs) -> Result<(PathBuf, compare::Calibration, Strin
             simulated: j.start,
         });
     }
-    let c = compare::calibrate(&pairs);
-    let ids: Vec<String> = record.into_iter().map(|r| r.id).collect();
-    write::files(&dir, &c, &pairs, &ids, &sc.name)?;
-    Ok((dir, c, spec.label))
+    Ok(pairs)
 }
 
 /// `fairsim calibrate`: runs it and prints the summary.
 pub fn execute(args: &CalibrateArgs) -> Result<()> {
-    let (dir, c, label) = run(args)?;
+    let o = run(args)?;
     if !args.quiet {
-        print!("{}", write::summary(&c, &label));
-        eprintln!("results in {}", dir.display());
+        print!("{}", write::summary(&o.calibration, &o.label));
+        if !o.bands.is_empty() {
+            print!("{}", band::summary(&o.bands, args.seeds as usize));
+        }
+        eprintln!("results in {}", o.dir.display());
+    }
+    let outside = o.bands.iter().filter(|b| !b.inside()).count();
+    if args.require_band && outside > 0 {
+        return Err(Error::Other(format!(
+            "--require-band: {outside} of {} recorded figures lie outside the simulated band ({}/band.csv)",
+            o.bands.len(),
+            o.dir.display()
+        )));
     }
     Ok(())
 }

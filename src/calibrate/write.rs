@@ -103,6 +103,16 @@ pub fn files(dir: &Path, c: &Calibration, pairs: &[Pair], ids: &[String], scenar
     Ok(())
 }
 
+/// band.csv: each recorded figure against its band over the seeds.
+pub fn bands(dir: &Path, bands: &[super::band::Band]) -> Result<()> {
+    csv_file(
+        dir,
+        "band.csv",
+        super::band::CSV_HEADER,
+        bands.iter().map(|b| super::band::csv_row(b, &cell(&b.name))),
+    )
+}
+
 /// Bars per tenant (the [`TOP_N`] with the most jobs): mean and p99 wait,
 /// simulated and recorded side by side.
 fn chart(c: &Calibration) -> Plot {
