@@ -21,6 +21,8 @@
 //! - [`run`] runs every policy of a scenario; [`sweep`] runs a grid of
 //!   points over many seeds; [`tune`] searches one for the best value that
 //!   meets requirements; [`cli`] is the command line.
+//! - [`pool`]: the threads that `run`, `sweep` and `tune` spread their
+//!   simulations over, results in task order.
 //! - [`stats`]: Student t intervals over seeds, shared by `run --seeds`,
 //!   `sweep` and `tune`.
 
@@ -37,6 +39,7 @@ pub mod huge_pages;
 pub mod model;
 pub mod output;
 pub mod policy;
+pub mod pool;
 pub mod prefetch;
 pub mod quad_heap;
 pub mod results;

@@ -55,6 +55,10 @@ pub struct RunOptions {
     /// `--combine`: also gather the event logs (jobs, dispatches, skips,
     /// ticks) into top-level long tables.
     pub combine: bool,
+    /// Entries simulated at once (0 and 1: one after another). Every file
+    /// is the same whatever it is: each entry writes only its own folder,
+    /// and what gathers them runs after the last.
+    pub jobs: usize,
 }
 
 /// The outcome of one policy.
@@ -179,9 +183,28 @@ fn run_engine(
 pub fn run_all(
     sc: &Scenario,
     opts: &RunOptions,
-    progress: &dyn Fn(&str, Time, u64),
+    progress: &(dyn Fn(&str, Time, u64) + Sync),
 ) -> Result<(Vec<PolicyRun>, PathBuf)> {
-    run_seeds(sc, opts, progress, &|| Ok(Vec::new())).map(|(runs, dir, _)| (runs, dir))
+    run_seeds(sc, opts, &Callback(progress), &|| Ok(Vec::new())).map(|(runs, dir, _)| (runs, dir))
+}
+
+/// What [`run_seeds`] says of each entry as it runs, from the thread that
+/// runs it (several at once with [`RunOptions::jobs`]).
+pub trait Watch: Sync {
+    /// Entry `label` has received `jobs` jobs and reached simulated time `t`.
+    fn progress(&self, label: &str, t: Time, jobs: u64);
+    /// Entry `label` is over (its files are written, or it failed).
+    fn done(&self, label: &str);
+}
+
+/// A progress callback as a [`Watch`] that ignores the ends.
+struct Callback<'a>(&'a (dyn Fn(&str, Time, u64) + Sync));
+
+impl Watch for Callback<'_> {
+    fn progress(&self, label: &str, t: Time, jobs: u64) {
+        (self.0)(label, t, jobs)
+    }
+    fn done(&self, _: &str) {}
 }
 
 /// [`run_all`], the scorecard judged over more seeds: `more_seeds` gives,
@@ -192,7 +215,7 @@ pub fn run_all(
 pub fn run_seeds(
     sc: &Scenario,
     opts: &RunOptions,
-    progress: &dyn Fn(&str, Time, u64),
+    watch: &dyn Watch,
     more_seeds: &dyn Fn() -> Result<Vec<Vec<SeedFigures>>>,
 ) -> Result<(Vec<PolicyRun>, PathBuf, Judgement)> {
     let target = opts.out.clone().unwrap_or_else(|| PathBuf::from("output").join(&sc.name));
@@ -220,36 +243,16 @@ pub fn run_seeds(
     if !opts.overrides.is_empty() {
         append_overrides(&copy, &opts.overrides)?;
     }
-    let mut runs = Vec::new();
-    for spec in &sc.policies {
-        let dir = staged.path().join(&spec.label);
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
-        let log_dir = (opts.logs == Logs::Full).then_some(dir.as_path());
-        let label = spec.label.clone();
-        let cb = |t: Time, n: u64| progress(&label, t, n);
-        let decisions = opts.decisions.then_some(dir.as_path());
-        let (stats, placed) = simulate_recorded(sc, spec, log_dir, Some(&cb), opts.audit, decisions)?;
-        let result = PolicyResult::new(spec, &sc.for_run(spec), &stats);
-        tables::write_summary(&dir.join("summary.csv"), &result)?;
-        tables::write_resources(&dir.join("resources.csv"), &result.resources)?;
-        let overhead = sc.declares_costs().then(|| stats.overhead.clone().unwrap_or_default());
-        let per_pool = overhead.as_ref().map(|o| o.per_pool.as_slice());
-        if let (Some(counted), Some(t)) = (&placed, spec.topology) {
-            crate::output::topology::write(&dir, &sc.topologies[t], counted, stats.makespan, per_pool)?;
-        } else if let Some(o) = &overhead {
-            let (workers, spent) = (sc.for_run(spec).workers, o.per_pool.first().copied().unwrap_or(0));
-            crate::output::topology::write_default_pool(
-                &dir,
-                workers,
-                o.started,
-                stats.busy,
-                spent,
-                stats.makespan,
-            )?;
-        }
-        runs.push(PolicyRun { spec: spec.clone(), stats, result });
-    }
+    let root = staged.path();
+    let entry = |k: usize| -> Result<PolicyRun> {
+        let spec = &sc.policies[k];
+        let run = run_entry(sc, spec, opts, root, watch);
+        watch.done(&spec.label);
+        run
+    };
+    // in the scenario's order whichever finishes first, so every file
+    // below is the same at any --jobs
+    let mut runs = crate::pool::map(sc.policies.len(), opts.jobs, &entry, &|_| {})?;
     let mut more = more_seeds()?.into_iter();
     let seeds = runs
         .iter()
@@ -285,6 +288,42 @@ pub fn run_seeds(
     }
     let dir = staged.commit()?;
     Ok((runs, dir, judged))
+}
+
+/// Simulates entry `spec` into its folder under `root` and writes its
+/// per-label files; called from the thread that runs the entry.
+fn run_entry(
+    sc: &Scenario,
+    spec: &PolicySpec,
+    opts: &RunOptions,
+    root: &Path,
+    watch: &dyn Watch,
+) -> Result<PolicyRun> {
+    let dir = root.join(&spec.label);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
+    let log_dir = (opts.logs == Logs::Full).then_some(dir.as_path());
+    let cb = |t: Time, n: u64| watch.progress(&spec.label, t, n);
+    let decisions = opts.decisions.then_some(dir.as_path());
+    let (stats, placed) = simulate_recorded(sc, spec, log_dir, Some(&cb), opts.audit, decisions)?;
+    let result = PolicyResult::new(spec, &sc.for_run(spec), &stats);
+    tables::write_summary(&dir.join("summary.csv"), &result)?;
+    tables::write_resources(&dir.join("resources.csv"), &result.resources)?;
+    let overhead = sc.declares_costs().then(|| stats.overhead.clone().unwrap_or_default());
+    let per_pool = overhead.as_ref().map(|o| o.per_pool.as_slice());
+    if let (Some(counted), Some(t)) = (&placed, spec.topology) {
+        crate::output::topology::write(&dir, &sc.topologies[t], counted, stats.makespan, per_pool)?;
+    } else if let Some(o) = &overhead {
+        let (workers, spent) = (sc.for_run(spec).workers, o.per_pool.first().copied().unwrap_or(0));
+        crate::output::topology::write_default_pool(
+            &dir,
+            workers,
+            o.started,
+            stats.busy,
+            spent,
+            stats.makespan,
+        )?;
+    }
+    Ok(PolicyRun { spec: spec.clone(), stats, result })
 }
 
 /// Notes the command-line overrides at the end of the echoed scenario, as

@@ -76,6 +76,7 @@ fn run_into(sc: &Scenario, dir: &Path) -> PathBuf {
         started: "2026-01-01T00:00:00Z".into(),
         decisions: false,
         combine: false,
+        jobs: 1,
     };
     run::run_all(sc, &opts, &|_, _, _| {}).expect("runs").1
 }

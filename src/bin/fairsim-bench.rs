@@ -22,10 +22,12 @@
 //! - `replay`: a 2,000,000-row CSV trace written once from a generated
 //!   workload, replayed against that workload generated, for one policy and
 //!   for four, end to end, paired runs;
-//! - `sweep`: `fairsim sweep` with `--jobs 1` against `--jobs 2`.
+//! - `sweep`: `fairsim sweep` with `--jobs 1` against `--jobs 2`;
+//! - `parallel`: `fairsim run` of 5 entries with `--jobs 1` against
+//!   `--jobs 2` and against the 5 entries run one by one.
 //!
 //! Usage: see [`USAGE`] (`fairsim-bench --help`);
-//! no section means all of them but `sweep` (`peer` is skipped, with the reason, when
+//! no section means all of them but `sweep` and `parallel` (`peer` is skipped, with the reason, when
 //! its Python cannot import simpy and numpy; when `peer` is named, that is
 //! an error, reported before anything runs).
 //! `--python` defaults to `python3` found on `PATH`, `--peers` to the
@@ -41,6 +43,8 @@ use std::time::Instant;
 
 #[path = "bench/paired.rs"]
 mod paired;
+#[path = "bench/parallel.rs"]
+mod parallel;
 #[path = "bench/sweep.rs"]
 mod sweep;
 
@@ -444,6 +448,8 @@ Sections (none given: all of them):
   replay      a 2,000,000-row CSV trace replayed vs the same load generated, 1 and 4 policies
   sweep       fairsim sweep with --jobs 1 vs 2 (2 policies x 3 points x 20 seeds x 100,000
               jobs); minutes long, so only when named
+  parallel    fairsim run of 5 entries x 1,000,000 jobs with --jobs 1 vs 2 vs each
+              entry alone; only when named
 
 Options:
   --repeat N        timed runs per figure, in alternating rounds (default 3)
@@ -497,11 +503,10 @@ fn main() {
                 print!("{USAGE}");
                 return;
             }
-            s @ ("throughput" | "full" | "scaling" | "memory" | "peer" | "entries" | "replay" | "sweep") => {
-                sections.push(s.to_string())
-            }
+            s @ ("throughput" | "full" | "scaling" | "memory" | "peer" | "entries" | "replay" | "sweep"
+            | "parallel") => sections.push(s.to_string()),
             other => {
-                eprintln!("unknown argument `{other}`; sections: throughput full scaling memory peer entries replay; options: --python PATH --peers DIR --repeat N --policy LABEL --fairsim PATH (see --help)");
+                eprintln!("unknown argument `{other}`; sections: throughput full scaling memory peer entries replay sweep parallel; options: --python PATH --peers DIR --repeat N --policy LABEL --fairsim PATH (see --help)");
                 std::process::exit(2)
             }
         }
@@ -552,6 +557,9 @@ fn main() {
     // minutes long: only when named
     if sections.iter().any(|x| x == "sweep") {
         sweep::section();
+    }
+    if sections.iter().any(|x| x == "parallel") {
+        parallel::section();
     }
     if let Some(plan) = peer_plan {
         match plan {

@@ -12,6 +12,7 @@ use crate::policy;
 use crate::scenario;
 
 mod extras;
+mod memory;
 mod progress;
 mod run;
 pub mod style;

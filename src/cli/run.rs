@@ -57,7 +57,10 @@ pub struct RunArgs {
     /// paired differences. The per-label files stay the first seed's.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seeds: u64,
-    /// Runs at once for the seeds after the first (default: the number of CPUs).
+    /// Simulations at once: the entries, then the runs at the later seeds
+    /// (default: the number of CPUs; 1 runs them one after another). The
+    /// results are the same at any N; fewer run at once, with a notice,
+    /// when N of them would not fit in the free memory.
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Which files to write (default: full, or summary with a notice when
@@ -227,6 +230,33 @@ fn choose_logs(sc: &Scenario, load: &OfferedLoad, asked: Option<LogsArg>, quiet:
     }
 }
 
+/// No progress to show (`-q`, or stderr is not a terminal).
+struct Silent;
+
+impl run::Watch for Silent {
+    fn progress(&self, _: &str, _: Time, _: u64) {}
+    fn done(&self, _: &str) {}
+}
+
+/// Simulations to run at once: `--jobs` (default: the CPUs), no more than
+/// there are to run at once, and no more than fit in the free memory
+/// (with a notice unless `-q`).
+fn at_once(sc: &Scenario, load: &OfferedLoad, args: &RunArgs, seeds: usize) -> Result<usize> {
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // the first seed's entries run together, then the later seeds' runs
+    let most = sc.policies.len().max(1).saturating_mul((seeds - 1).max(1));
+    let wanted = jobs.min(most);
+    if wanted <= 1 {
+        return Ok(1);
+    }
+    let each = super::memory::simulation_bytes(sc, load);
+    let (n, notice) = super::memory::guard(wanted, each, super::memory::available()?);
+    if let (Some(line), false) = (notice, args.output.quiet) {
+        eprintln!("{}", style::paint(&line));
+    }
+    Ok(n)
+}
+
 /// Runs `fairsim run`.
 pub fn execute(args: RunArgs) -> Result<()> {
     if args.seeds == 0 {
@@ -254,6 +284,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
         sc.seed = seed;
     }
     scenario::select_policies(&mut sc, &args.policies, inline)?;
+    let threads = at_once(&sc, &load, &args, seeds)?;
     let opts = RunOptions {
         out: args.output.out.clone(),
         logs: choose_logs(&sc, &load, args.logs, args.output.quiet),
@@ -265,16 +296,11 @@ pub fn execute(args: RunArgs) -> Result<()> {
         started: started(),
         decisions: args.decisions,
         combine: args.combine,
+        jobs: threads,
     };
     let show_progress = !args.output.quiet && std::io::stderr().is_terminal();
     let labels: Vec<String> = sc.policies.iter().map(|p| p.label.clone()).collect();
     let bar = show_progress.then(|| super::progress::Progress::new(labels, load.jobs, seeds));
-    let progress = |label: &str, t: Time, jobs: u64| {
-        if let Some(b) = &bar {
-            b.update(label, t, jobs);
-        }
-    };
-    let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let more_seeds = || -> Result<Vec<Vec<SeedFigures>>> {
         let runs_done = |n: usize| {
             if let Some(b) = &bar {
@@ -284,7 +310,11 @@ pub fn execute(args: RunArgs) -> Result<()> {
         later_seeds(&sc, seeds, threads, &runs_done)
     };
     let started = std::time::Instant::now();
-    let (runs, dir, judged) = run::run_seeds(&sc, &opts, &progress, &more_seeds)?;
+    let watch: &dyn run::Watch = match &bar {
+        Some(b) => b,
+        None => &Silent,
+    };
+    let (runs, dir, judged) = run::run_seeds(&sc, &opts, watch, &more_seeds)?;
     if let Some(b) = bar {
         b.finish();
     }

@@ -1,11 +1,9 @@
 //! Runs every (point, seed, policy) of a sweep on a pool of threads.
 //!
 //! Each run has a fixed index, `(point x seeds + seed) x policies + policy`;
-//! a thread takes the next index from a shared counter, and the results are
-//! put back in index order, so what is written does not depend on which
-//! thread ran what (nor, later, on which machine: a shard is a set of indices).
-
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+//! [`crate::pool`] puts the results back in index order, so what is written
+//! does not depend on which thread ran what (nor, later, on which machine: a
+//! shard is a set of indices).
 
 use crate::error::Result;
 use crate::model::Scenario;
@@ -121,34 +119,5 @@ fn run_some_with<T: Send>(
     done: &(dyn Fn(usize) + Sync),
     keep: &(dyn Fn(PolicyResult) -> T + Sync),
 ) -> Result<Vec<T>> {
-    let next = AtomicUsize::new(0);
-    let finished = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let total = indices.len();
-    let mut out: Vec<(usize, Result<T>)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads.clamp(1, total.max(1)))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    while !failed.load(Ordering::Relaxed) {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= total {
-                            break;
-                        }
-                        let r = run_one(points, shape, indices[i], keep);
-                        if r.is_err() {
-                            failed.store(true, Ordering::Relaxed);
-                        }
-                        mine.push((i, r));
-                        done(finished.fetch_add(1, Ordering::Relaxed) + 1);
-                    }
-                    mine
-                })
-            })
-            .collect();
-        // a panicking run is a bug: let it end the sweep as it would end `run`
-        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
-    });
-    out.sort_by_key(|(i, _)| *i);
-    out.into_iter().map(|(_, r)| r).collect()
+    crate::pool::map(indices.len(), threads, &|i| run_one(points, shape, indices[i], keep), done)
 }

@@ -31,19 +31,6 @@ policies: [fifo, round_robin]
         eprintln!("cannot write {}: {e}", sc.display());
         std::process::exit(1)
     }
-    // (largest resident set in MB, CPU seconds) of the children waited for so far
-    let children = || {
-        #[cfg(target_os = "linux")]
-        {
-            // SAFETY: getrusage fills the struct it is given and nothing else.
-            let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-            if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) } == 0 {
-                let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-                return (u.ru_maxrss as f64 / 1024.0, secs(u.ru_utime) + secs(u.ru_stime));
-            }
-        }
-        (0.0, 0.0)
-    };
     let (mut best, mut cpu, mut peak1) = ([f64::INFINITY; 2], [0.0; 2], 0.0);
     for round in 0..repeat() {
         for (i, jobs) in ["1", "2"].iter().enumerate() {
@@ -82,4 +69,18 @@ policies: [fifo, round_robin]
     println!("speedup {:.2}x", best[0] / best[1]);
     println!("peak RSS: --jobs 1 {peak1:.0} MB; largest of all children {:.0} MB", children().0);
     println!();
+}
+
+/// (largest resident set in MB, CPU seconds) of the children waited for so far.
+pub fn children() -> (f64, f64) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: getrusage fills the struct it is given and nothing else.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) } == 0 {
+            let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+            return (u.ru_maxrss as f64 / 1024.0, secs(u.ru_utime) + secs(u.ru_stime));
+        }
+    }
+    (0.0, 0.0)
 }
