@@ -166,3 +166,25 @@ fn twenty_thousand_unlabelled_entries_of_one_kind_are_numbered_in_order() {
     assert!(line.contains("fifo-3 (fifo), fifo (fifo), fifo-2 (fifo), fifo-4 (fifo),"), "{}", &line[..200]);
     assert!(line.ends_with("fifo-20001 (fifo)"), "{}", &line[line.len() - 100..]);
 }
+
+#[test]
+fn fixed_work_that_cannot_end_inside_simulated_time_is_refused_by_validate_and_run() {
+    // 19 jobs of 9,007,199,254 s on 2 workers: each fits under the horizon
+    // of 2^53 us (9,007,199,254.74 s), but the last of them cannot finish
+    // before 19 x 9,007,199,254 / 2 = 85,568,392,913 s (integer seconds of
+    // the work, floor), past it. Run failed mid-way where validate said ok.
+    let dir = tempdir();
+    let text = "workers: 2\nworkload:\n  - {tenant: A, count: 19, service: 9007199254s}\n";
+    let (code, err) = validate_text(dir.path(), text);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("bad.yaml:3") && err.contains("cannot finish before 85568392913 s"), "{err}");
+    let sc = dir.path().join("bad.yaml");
+    let run = fairsim().arg("run").arg(&sc).arg("--out").arg(dir.path().join("out")).output().expect("run");
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("cannot finish before 85568392913 s"));
+    assert!(!dir.path().join("out").exists(), "no half-written output");
+    // one such job fits: validate accepts it
+    let (code, err) =
+        validate_text(dir.path(), "workers: 2\nworkload:\n  - {tenant: A, count: 1, service: 9007199254s}\n");
+    assert_eq!(code, Some(0), "{err}");
+}

@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::model::policy::ParamError;
 use crate::model::{PolicySpec, Scenario, TopologySpec};
 use crate::policy;
+use crate::time::Time;
 use crate::topology::planner::Planner;
 
 use super::policies::inline_source;
@@ -121,4 +122,60 @@ pub fn select_policies(sc: &mut Scenario, names: &[String], inline: Vec<PolicySp
     }
     sc.policies = chosen;
     Ok(())
+}
+
+/// Refuses a workload whose fixed work cannot end inside simulated time:
+/// the jobs of known count and constant service add up to more than the
+/// most workers the run ever has could finish before the horizon, so the
+/// run would stop at a start past it. Decided by the scenario alone, so
+/// `validate` says it where `run` would fail mid-way. A lower bound only:
+/// drawn counts and services, retries and slowdowns are left out, and
+/// nothing is judged where work may not run at all (admission rules, jobs
+/// with deadlines) or run shorter (a slowdown below 1).
+pub(super) fn check_makespan(sc: &Scenario) -> Result<()> {
+    use crate::model::{ArrivalSpec, ServiceSpec};
+    use crate::time::{HORIZON, HORIZON_TEXT};
+    // admission may reject jobs, so their work may never run
+    let admits = !sc.admission.is_empty() || !sc.admission_sets.is_empty();
+    if sc.workers == u32::MAX || admits || sc.slowdowns.iter().any(|s| s.factor < 1.0) {
+        return Ok(());
+    }
+    let pools = sc.topologies.iter().map(|t| t.pools.iter().map(|p| u64::from(p.workers)).sum::<u64>());
+    let most =
+        sc.capacity.iter().map(|c| u64::from(c.workers)).chain(pools).fold(u64::from(sc.workers), u64::max);
+    let (mut work, mut first, mut biggest) = (0u128, Time::MAX, None::<(u128, usize)>);
+    for e in &sc.workload {
+        // a job with a deadline may be dropped unstarted
+        let (ServiceSpec::Constant(s), None) = (&e.service, e.deadline) else { continue };
+        let s = *s;
+        let (n, start) = match e.arrivals {
+            ArrivalSpec::Batch { count, at } => (count, at),
+            ArrivalSpec::Every { every, start, stop, count } if stop.is_some() || count.is_some() => {
+                let by_time = stop.map_or(u64::MAX, |t| t.saturating_sub(start) / every.max(1) + 1);
+                (count.unwrap_or(u64::MAX).min(by_time), start)
+            }
+            _ => continue,
+        };
+        let w = u128::from(n) * u128::from(s);
+        work += w;
+        first = first.min(start);
+        if biggest.is_none_or(|(b, _)| w > b) {
+            biggest = Some((w, e.line));
+        }
+    }
+    let Some((_, line)) = biggest else { return Ok(()) };
+    let end = u128::from(first) + work / u128::from(most.max(1));
+    if end <= u128::from(HORIZON) {
+        return Ok(());
+    }
+    Err(Error::input(
+        &sc.source,
+        line,
+        0,
+        format!(
+            "the jobs of fixed service add up to {} s of work for at most {most} workers: the last cannot finish before {} s, past {HORIZON_TEXT}; lower the counts or service times",
+            work / 1_000_000,
+            end / 1_000_000
+        ),
+    ))
 }

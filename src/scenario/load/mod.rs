@@ -174,6 +174,7 @@ fn load_inner(
     b.workload_optional = trace_given;
     let sc = b.build(raw, extra)?;
     gate::check_policies(&sc)?;
+    gate::check_makespan(&sc)?;
     Ok(sc)
 }
 
