@@ -27,15 +27,7 @@ say() { echo "groundtruth: $*" >&2; }
 kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(strict weighted)
 
-if [ -z "${FAIRSIM:-}" ]; then
-  FAIRSIM=$(cd "$root" && nice -n 10 cargo build --release --locked --bin fairsim \
-    --message-format=json-render-diagnostics |
-    sed -n '/"reason":"compiler-artifact"/s/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
-fi
-if [ ! -x "$FAIRSIM" ]; then
-  say "no fairsim binary (cargo reported '$FAIRSIM'); set FAIRSIM to one"
-  exit 1
-fi
+. "$root/deploy/find-fairsim.sh"
 if ! command -v redis-server >/dev/null || ! command -v sidekiq >/dev/null; then
   if [ "$(id -u)" != 0 ]; then
     say "redis-server or sidekiq missing; run as root once to apt-get install redis-server ruby-sidekiq"

@@ -26,17 +26,7 @@ if [ "$(id -u)" != 0 ] && ! sudo -n true 2>/dev/null; then
   say "needs root: the test starts munged, slurmctld and slurmd (and may apt-get install slurm-wlm munge); run it as root or with sudo"
   exit 1
 fi
-# Ask cargo where the binary is: it is `target/release/fairsim` only when
-# neither CARGO_TARGET_DIR nor a cargo config moves the target folder.
-if [ -z "${FAIRSIM:-}" ]; then
-  FAIRSIM=$(cd "$root" && nice -n 10 cargo build --release --locked --bin fairsim \
-    --message-format=json-render-diagnostics |
-    sed -n '/"reason":"compiler-artifact"/s/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
-fi
-if [ ! -x "$FAIRSIM" ]; then
-  say "no fairsim binary (cargo reported '$FAIRSIM'); set FAIRSIM to one"
-  exit 1
-fi
+. "$root/deploy/find-fairsim.sh"
 export FAIRSIM
 if [ "$(id -u)" != 0 ]; then
   exec sudo -n -E "$0" "$@"
