@@ -36,7 +36,7 @@
 //! | exit 101 (a panic), or killed by a signal (abort, segfault, stack overflow) | PANIC |
 //! | any other exit code (1: an internal or I/O error, or an `--audit` violation) | EXIT |
 //! | past the time limit | HANG |
-//! | past the time limit, with validate's own estimate of the work (1 us per job, 5 ns per byte of full logs) past it too | BIG (work the fuzzer cannot wait for; informational, not a hang) |
+//! | past the time limit, with validate's own estimate of the work past it too (run: 1 us per job or 0.2 us per start of a sliced job, 5 ns per byte of full logs; check: 1 us per job, 10 ns per byte it reads) | BIG (work the fuzzer cannot wait for; informational, not a hang) |
 //! | RSS over the limit, an allocation refused by the address-space limit, or a file past the size limit (SIGXFSZ) | MEMORY |
 //! | `check` exits non-zero on the folder of `run --logs full` (run when validate and run both exit 0) | CHECK |
 //! | validate exits 0 and run 2, or validate 2 and run 0, on a scenario alone (no `--seed`, `--policy`, `--skip-bad-rows`; not for a trace's rows) | DISAGREE |
@@ -70,7 +70,10 @@
 //! `FAIRSIM_FUZZ_BIN` (another fairsim binary, e.g. a debug build with
 //! overflow checks), and for debugging the generator
 //! `FAIRSIM_FUZZ_VERBOSE` (every command's first stderr line) and
-//! `FAIRSIM_FUZZ_DUMP=DIR` (every case's files).
+//! `FAIRSIM_FUZZ_DUMP=DIR` (every case's files); `FAIRSIM_FUZZ_FIRST=K`
+//! starts at case K, so `FAIRSIM_FUZZ_SEED=S FAIRSIM_FUZZ_FIRST=K
+//! FAIRSIM_FUZZ_CASES=1 FAIRSIM_FUZZ_DUMP=DIR` writes case K of a run with
+//! seed S (as last-run.txt names them) again.
 
 mod fuzz;
 
@@ -116,10 +119,10 @@ fn fuzz_scenario_loader_and_trace_readers() {
     let mut stats = Stats::default();
     let mut findings: BTreeMap<(Class, String), Finding> = BTreeMap::new();
     let mut last_report = Instant::now();
-    let mut i: u64 = 0;
+    let mut i: u64 = s.first;
     let verbose = std::env::var_os("FAIRSIM_FUZZ_VERBOSE").is_some();
     loop {
-        if s.cases.is_some_and(|n| i >= n) || start.elapsed().as_secs_f64() >= s.seconds {
+        if s.cases.is_some_and(|n| i - s.first >= n) || start.elapsed().as_secs_f64() >= s.seconds {
             break;
         }
         let case_seed = s.seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15);

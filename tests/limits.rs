@@ -188,3 +188,74 @@ fn fixed_work_that_cannot_end_inside_simulated_time_is_refused_by_validate_and_r
         validate_text(dir.path(), "workers: 2\nworkload:\n  - {tenant: A, count: 1, service: 9007199254s}\n");
     assert_eq!(code, Some(0), "{err}");
 }
+
+/// validate's `full logs: about N MB` line, in bytes.
+fn estimated_log_bytes(validate_stdout: &str) -> f64 {
+    let line =
+        validate_stdout.lines().find_map(|l| l.trim().strip_prefix("full logs: about ")).expect("estimate");
+    let mut w = line.split_whitespace();
+    let n: f64 = w.next().and_then(|n| n.parse().ok()).expect("a number");
+    n * match w.next() {
+        Some("kB") => 1e3,
+        Some("MB") => 1e6,
+        Some("GB") => 1e9,
+        u => panic!("unit {u:?}"),
+    }
+}
+
+#[test]
+fn a_long_tenant_name_counts_in_the_log_estimate() {
+    // One tenant named with 100,000 bytes and one named `b`, 100 jobs of 1 s
+    // each on one worker: the long name is written in every row of jobs.csv,
+    // dispatches.csv and tenants.csv for its jobs (3 x 100 x 100 kB = 30 MB)
+    // and in every tick's `completed` cell once one of its jobs has ended
+    // (about 200 ticks: 20 MB more, and more in `waiting`). The estimate
+    // counted 10 bytes a name (90 kB); it must land within 2x of what is
+    // written.
+    let dir = tempdir();
+    let name = "x".repeat(100_000);
+    let text = format!(
+        "workers: 1\nworkload:\n  - {{tenant: {name}, count: 100, service: 1s}}\n  - {{tenant: b, count: 100, service: 1s}}\n"
+    );
+    let sc = write_scenario(dir.path(), "long.yaml", &text);
+    let v = fairsim().arg("validate").arg(&sc).output().expect("runs");
+    assert!(v.status.success());
+    let estimate = estimated_log_bytes(&String::from_utf8_lossy(&v.stdout));
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--no-plots", "--logs", "full"]);
+    let written: u64 = std::fs::read_dir(out.join("fifo"))
+        .expect("folder")
+        .map(|e| e.expect("entry").metadata().expect("size").len())
+        .sum();
+    let written = written as f64;
+    assert!(written > 50e6, "{written} bytes: the name is in every row");
+    assert!(estimate > written / 2.0 && estimate < written * 2.0, "estimate {estimate}, written {written}");
+}
+
+#[test]
+fn validate_counts_the_starts_of_jobs_run_in_slices() {
+    // 10 jobs of 1 s in slices of 1 ms: 1,000 starts each, under each of the
+    // two policies: 20,000 starts, each an event (the run's time follows
+    // them, not the 10 jobs). Without slices there is no such line.
+    let dir = tempdir();
+    let sliced = write_scenario(
+        dir.path(),
+        "sliced.yaml",
+        "workers: 2\nworkload:\n  - {tenant: A, count: 10, service: 1s, slice: 1ms}\npolicies: [fifo, round_robin]\n",
+    );
+    let v = fairsim().arg("validate").arg(&sliced).output().expect("runs");
+    let text = String::from_utf8_lossy(&v.stdout);
+    assert!(text.contains("starts: about 20000 for all policies"), "{text}");
+    let out = dir.path().join("out");
+    run(&sliced, &out, &["--no-plots", "--logs", "full"]);
+    let dispatches = read_csv(&out.join("fifo/dispatches.csv")).len()
+        + read_csv(&out.join("round_robin/dispatches.csv")).len();
+    assert_eq!(dispatches, 20_000);
+    let whole = write_scenario(
+        dir.path(),
+        "whole.yaml",
+        "workers: 2\nworkload:\n  - {tenant: A, count: 10, service: 1s}\npolicies: [fifo, round_robin]\n",
+    );
+    let v = fairsim().arg("validate").arg(&whole).output().expect("runs");
+    assert!(!String::from_utf8_lossy(&v.stdout).contains("starts:"));
+}

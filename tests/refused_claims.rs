@@ -123,3 +123,42 @@ policies:
     let got = starts(&out, "fifo");
     assert_eq!(got, [(0, "A".to_string(), 0.5), (1, "A".to_string(), 0.5), (2, "B".to_string(), 3.0)]);
 }
+
+#[test]
+fn check_charges_a_first_start_the_claim_of_a_pool_it_may_have_been_in() {
+    // p0 (1 worker, no claim cost) and p1 (1 worker, claims take 1 s) poll
+    // one queue. At 0: p0 runs A 0-5; p1 claims X at 0, runs it 1-6. B
+    // arrives at 5: p0 runs its first attempt 5-6, which fails. D arrived at
+    // 5.5, ahead of B's retry, so at 6 p0 takes D (6-16) and p1 claims B
+    // again: claim 6-7, second attempt 7-8, failed. jobs.csv names the pool
+    // of the last start (p1) only; charging B's first start p1's 1 s claim
+    // made it hold a worker from 4, beside A and X: "3 jobs ran at once on
+    // 2 workers", which never happened. At most 2 held at any time.
+    let text = "workers: 2
+workload:
+  - {tenant: A, arrivals: {every: 1s, start: 0s, count: 1}, service: 5s}
+  - {tenant: X, arrivals: {every: 1s, start: 0s, count: 1}, service: 5s}
+  - {tenant: B, arrivals: {every: 1s, start: 5s, count: 1}, service: 1s, failure: {probability: 0.999999, max_attempts: 2}}
+  - {tenant: D, arrivals: {every: 1s, start: 5.5s, count: 1}, service: 10s}
+topologies:
+  two:
+    queues: [q0]
+    pools:
+      - {name: p0, workers: 1, queues: [q0]}
+      - {name: p1, workers: 1, queues: [q0], costs: {claim: 1s}}
+policies:
+  - {policy: fifo, topology: two}
+";
+    let (_dir, out) = run_checked(text);
+    let s: Vec<(u64, String, f64)> = starts(&out, "fifo");
+    let want = [(0, "A", 0.0), (1, "X", 1.0), (2, "B", 5.0), (3, "D", 6.0)];
+    for ((id, tenant, start), (wid, wt, ws)) in s.iter().zip(want) {
+        assert_eq!((*id, tenant.as_str()), (wid, wt));
+        assert!((start - ws).abs() < 1e-9, "job {id} starts at {start}, by hand {ws}");
+    }
+    let d = rows(&out.join("fifo/dispatches.csv"), &["time", "job", "pool"]);
+    let want = [["0", "0", "p0"], ["1", "1", "p1"], ["5", "2", "p0"], ["6", "3", "p0"], ["7", "2", "p1"]];
+    assert_eq!(d, want.map(|r| r.map(String::from)).to_vec());
+    let b = &read_csv(&out.join("fifo/jobs.csv"))[2];
+    assert_eq!((b["finish"].as_str(), b["pool"].as_str(), b["outcome"].as_str()), ("8", "p1", "failed"));
+}

@@ -2,11 +2,11 @@
 //! workers under a topology), per tenant (caps), and the fairness-log article's "a single
 //! tenant occupies every worker while another tenant is waiting".
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::model::Spare;
 
-use super::jobs::{busy, claim_of, claimable, common_after};
+use super::jobs::{busy, claim_of, claimable, common_after, first_claim_bounds};
 use super::sweep::{first_over, Span, Steps};
 use super::{RuleResult, Run, Verdict, Violation};
 
@@ -18,9 +18,14 @@ fn spans(run: &Run) -> (Vec<Span>, Vec<bool>) {
     for (k, j) in run.jobs.iter().enumerate() {
         let (iv, all) = busy(&run.sc, j);
         complete.push(all);
-        // a claim cost takes the worker a claim before each start
-        let claim = claim_of(&run.sc, j);
-        out.extend(iv.into_iter().map(|(from, to)| Span { from: from - claim, to, job: k }));
+        // a claim cost takes the worker a claim before each start; the
+        // intervals after the first begin at the last start, in jobs.csv's pool
+        let (first, last) = (first_claim_bounds(&run.sc, j).0, claim_of(&run.sc, j));
+        out.extend(iv.into_iter().enumerate().map(|(n, (from, to))| Span {
+            from: from - if n == 0 { first } else { last },
+            to,
+            job: k,
+        }));
     }
     (out, complete)
 }
@@ -70,7 +75,7 @@ pub fn workers(run: &Run) -> RuleResult {
         what.push_str(" (no worker count: resources alone bound the pool)");
     }
     if let Some(topo) = run.sc.run_topology() {
-        let mut by_pool: HashMap<&str, Vec<Span>> = HashMap::new();
+        let mut by_pool: HashMap<&str, Vec<Span>> = HashMap::default();
         // jobs.csv names the pool of a job's last start: only a job started
         // once surely ran there
         for s in all.iter().filter(|s| run.jobs[s.job].slices == 1) {
@@ -119,12 +124,12 @@ fn tenants(run: &Run) -> Tenants<'_> {
     let (all, complete) = spans(run);
     let after = common_after(&run.sc);
     let mut t = Tenants {
-        running: HashMap::new(),
-        complete: HashMap::new(),
-        waiting: HashMap::new(),
-        spans: HashMap::new(),
+        running: HashMap::default(),
+        complete: HashMap::default(),
+        waiting: HashMap::default(),
+        spans: HashMap::default(),
     };
-    let mut waits: HashMap<&str, Vec<(i64, i64)>> = HashMap::new();
+    let mut waits: HashMap<&str, Vec<(i64, i64)>> = HashMap::default();
     for (k, j) in run.jobs.iter().enumerate() {
         let ok = t.complete.entry(j.tenant.as_str()).or_insert(true);
         *ok &= complete[k];
@@ -134,12 +139,13 @@ fn tenants(run: &Run) -> Tenants<'_> {
         // the first wait is always known: claimable until the first start,
         // the expiry, or the end of the run
         let Some(c) = claimable(&run.sc, j, after) else { continue };
-        let end = match (j.start.map(|s| s - claim_of(&run.sc, j)).or(j.finish), j.outcome.as_str()) {
-            (Some(e), _) => e,
-            (None, "unfinished") => i64::MAX,
-            // expired unstarted: jobs.csv does not say when it left
-            (None, _) => continue,
-        };
+        let end =
+            match (j.start.map(|s| s - first_claim_bounds(&run.sc, j).1).or(j.finish), j.outcome.as_str()) {
+                (Some(e), _) => e,
+                (None, "unfinished") => i64::MAX,
+                // expired unstarted: jobs.csv does not say when it left
+                (None, _) => continue,
+            };
         waits.entry(j.tenant.as_str()).or_default().push((c, end));
     }
     for s in all {

@@ -3,7 +3,7 @@
 //! intervals it surely held a worker or waited, as far as one row per job
 //! can tell (it gives the first start and the last end only).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -283,6 +283,24 @@ pub fn claim_of(sc: &crate::model::Scenario, j: &JobRow) -> i64 {
         None => sc.costs.claim,
     };
     claim as i64
+}
+
+/// The claim cost before a job's first start, as sure bounds `(least,
+/// most)`. jobs.csv names the pool of the last start only, so a job started
+/// more than once may have made its first in any pool: the bounds are then
+/// the pools' smallest and largest claims (a worker surely held from
+/// `start - least`; the job surely waited until `start - most`).
+pub fn first_claim_bounds(sc: &crate::model::Scenario, j: &JobRow) -> (i64, i64) {
+    match sc.run_topology() {
+        Some(t) if j.slices > 1 => {
+            let claims = t.pools.iter().map(|p| p.costs.claim as i64);
+            (claims.clone().min().unwrap_or(0), claims.max().unwrap_or(0))
+        }
+        _ => {
+            let c = claim_of(sc, j);
+            (c, c)
+        }
+    }
 }
 
 /// The `after` shared by every `retry` rule (then the n-th re-send of a

@@ -2,7 +2,9 @@
 //! skips.csv when the folder has them) tells the same story as jobs.csv;
 //! and the fairness-log article's first stop condition, every skip with a reason.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
 use super::jobs::{claim_of, claimable, common_after};
 use super::observed::{self, Sources};
@@ -69,14 +71,14 @@ pub fn log_agrees(run: &Run) -> RuleResult {
     };
     let rows = observed::read(&src, &|t, rows, time, what| in_log(t, rows, time, None, what))?;
     // cumulative completions: jobs completed by the tick's end
-    let mut finished: HashMap<&str, Vec<Done>> = HashMap::new();
+    let mut finished: HashMap<&str, Vec<Done>> = HashMap::default();
     for j in run.jobs.iter().filter(|j| j.outcome == "completed") {
         finished.entry(j.tenant.as_str()).or_default().push((j.finish.unwrap_or(i64::MAX), j.service == 0));
     }
     let mut done: HashMap<&str, Upto<Done>> = finished.into_iter().map(|(t, v)| (t, Upto::new(v))).collect();
     // queue lengths, for tenants whose every job waited once, in one piece
     let after = common_after(&run.sc);
-    let mut queue: HashMap<&str, Option<Vec<(i64, i64)>>> = HashMap::new();
+    let mut queue: HashMap<&str, Option<Vec<(i64, i64)>>> = HashMap::default();
     // under `on_cap: {delay}` a job refused at its tenant's cap leaves the
     // queue for the delay, which jobs.csv does not show
     let delays = run.spec.as_ref().is_some_and(|s| s.cap_delay.is_some());
@@ -124,7 +126,7 @@ pub fn log_agrees(run: &Run) -> RuleResult {
     let (mut cells, mut queues) = (0u64, 0u64);
     let mut last = 0;
     // each tenant's cumulative completions as the log has them so far
-    let mut state: HashMap<&str, i64> = HashMap::new();
+    let mut state: HashMap<&str, i64> = HashMap::default();
     for r in &rows {
         let index = r.index;
         if index <= last || r.time != index * tick {
@@ -185,7 +187,7 @@ pub fn log_agrees(run: &Run) -> RuleResult {
                 )));
             }
         }
-        let mut chosen: HashMap<&str, i64> = HashMap::new();
+        let mut chosen: HashMap<&str, i64> = HashMap::default();
         r.chosen.iter().for_each(|c| *chosen.entry(c).or_default() += 1);
         for (&(_, tenant), &n) in starts.range((index, "")..(index + 1, "")) {
             let got = chosen.get(tenant).copied().unwrap_or(0);
@@ -196,7 +198,7 @@ pub fn log_agrees(run: &Run) -> RuleResult {
             }
         }
     }
-    let listed: std::collections::HashSet<i64> = rows.iter().map(|r| r.index).collect();
+    let listed: FxHashSet<i64> = rows.iter().map(|r| r.index).collect();
     if let Some(((index, tenant), _)) = starts.iter().find(|((i, _), _)| !listed.contains(i)) {
         return Err(in_log(
             t,
@@ -233,7 +235,7 @@ fn dispatches(run: &Run, d: &Table, tick: i64) -> Result<usize, Violation> {
         _ => return Err(in_log(d, &[], 0, None, "dispatches.csv lacks a column".into())),
     };
     let by_id: HashMap<u64, &super::JobRow> = run.jobs.iter().map(|j| (j.id, j)).collect();
-    let mut per_job: HashMap<u64, (usize, i64, usize)> = HashMap::new();
+    let mut per_job: HashMap<u64, (usize, i64, usize)> = HashMap::default();
     for (i, r) in d.rows.iter().enumerate() {
         let bad = || in_log(d, &[i], 0, None, "malformed row".into());
         let time = micros(&r[c_time]).ok_or_else(bad)?;

@@ -6,7 +6,9 @@
 //! each must list exactly the long form's entries, which is decidable for
 //! any name (see [`lists_exactly`]) where splitting the cell is not.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::table::{micros, pairs, Table};
 use super::Violation;
@@ -61,8 +63,8 @@ pub fn read<'t>(src: &Sources<'t>, fail: &Fail) -> Result<Vec<Tick<'t>>, Violati
     let mut per_skip = by_tick(src.skips, fail)?;
     let mut out = Vec::with_capacity(t.rows.len());
     // cumulative completions as the long form has them so far
-    let mut completed: HashMap<&str, &str> = HashMap::new();
-    let mut used = HashSet::new();
+    let mut completed: HashMap<&str, &str> = HashMap::default();
+    let mut used = HashSet::default();
     for (i, r) in t.rows.iter().enumerate() {
         let bad = |what: &str| fail(t, &[i], 0, format!("malformed `{what}` cell"));
         let index: i64 = r[c_tick].parse().map_err(|_| bad("tick"))?;
@@ -92,7 +94,7 @@ pub fn read<'t>(src: &Sources<'t>, fail: &Fail) -> Result<Vec<Tick<'t>>, Violati
                     completed.insert(name, &row[c_done]);
                 }
                 let waiting: HashMap<&str, &str> = tick.waiting.iter().copied().collect();
-                let (mut refused, mut deferred) = (HashMap::new(), HashMap::new());
+                let (mut refused, mut deferred) = (HashMap::default(), HashMap::default());
                 if let Some(long) = src.refusals {
                     let [c_tenant, c_refused, c_deferred] =
                         columns(long, ["tenant", "refused", "deferred"], fail)?;
@@ -259,7 +261,7 @@ mod tests {
 
     #[test]
     fn a_cell_of_names_with_spaces_and_colons_is_read_whole() {
-        let mut used = HashSet::new();
+        let mut used = HashSet::default();
         let w = want(&[("a b", "3"), ("c:d", "1"), ("e", "0")]);
         assert!(lists_exactly("a b:3 c:d:1 e:0", &w, &mut used));
         assert!(lists_exactly("e:0 a b:3 c:d:1", &w, &mut used), "any order");

@@ -1,7 +1,7 @@
 //! Rules on each job's own row: it ends once, starts after it became
 //! claimable, runs for its service, and names a tenant.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::jobs::{claimable, common_after, JobRow};
 use super::table::secs;
@@ -11,7 +11,7 @@ use super::{RuleResult, Run, Verdict};
 /// agree with it (a started job has a finish, a rejected one no start).
 pub fn ends_once(run: &Run) -> RuleResult {
     const RULE: &str = "ends-once";
-    let mut seen: HashMap<u64, &JobRow> = HashMap::new();
+    let mut seen: HashMap<u64, &JobRow> = HashMap::default();
     for j in &run.jobs {
         if let Some(first) = seen.insert(j.id, j) {
             return Err(run.violation(

@@ -87,6 +87,12 @@ pub fn execute(path: &Path) -> Result<()> {
     }
     let bytes = crate::output::estimate::log_bytes(&sc, &load);
     println!("  full logs: about {} for all policies", crate::output::estimate::human_bytes(bytes));
+    // only where slices multiply the events: otherwise it is the job count
+    let starts = crate::output::estimate::starts(&sc, &load);
+    let runs = load.jobs * sc.policies.len() as f64;
+    if starts > 1.5 * runs {
+        println!("  starts: about {starts:.0} for all policies (jobs run in slices; each start is an event)");
+    }
     if let Some(w) = load.warning() {
         eprintln!("{}", style::paint(&w));
     }

@@ -251,6 +251,21 @@ impl Tenants {
         (0..self.len).map(|t| self.name(t))
     }
 
+    /// The bytes of every tenant's name together, without formatting the
+    /// generated ones (a log estimate needs it for millions of tenants).
+    pub fn name_bytes(&self) -> u64 {
+        let named: u64 = self.named.iter().map(|t| t.name.len() as u64).sum();
+        let generated: u64 = (self.blocks.iter())
+            .map(|b| match b {
+                Block::Generated { set, .. } => {
+                    u64::from(set.count) * (set.prefix.len() + set.width()) as u64
+                }
+                Block::Named { .. } => 0,
+            })
+            .sum();
+        named + generated
+    }
+
     /// The weight of every tenant in id order.
     pub fn weights(&self) -> Vec<f64> {
         self.shares().map(|(w, _)| w).collect()

@@ -22,7 +22,7 @@ pub enum Class {
     /// validate and run disagree about a scenario alone
     Disagree,
     /// stopped at the time limit, but validate's own estimate of the
-    /// scenario's work (jobs, and bytes of full logs) is past it: work the
+    /// scenario's work (jobs, starts, and bytes of full logs) is past it: work the
     /// fuzzer cannot wait for, not a hang (informational)
     Big,
 }
@@ -260,7 +260,7 @@ pub fn execute(s: &Settings, case: &Case, timeout: Duration) -> Vec<Outcome> {
         std::fs::write(path, bytes).unwrap();
     }
     let mut outcomes: Vec<Outcome> = Vec::new();
-    let mut work = Duration::ZERO;
+    let mut work = Work { run: Duration::ZERO, check: Duration::ZERO };
     for (command, args) in &l.commands {
         let code = |c: &str| outcomes.iter().find(|o| o.command == c).and_then(|o| o.code);
         if matches!(*command, "full" | "check") && (code("validate") != Some(0) || code("run") != Some(0)) {
@@ -285,11 +285,12 @@ pub fn execute(s: &Settings, case: &Case, timeout: Duration) -> Vec<Outcome> {
         if *command == "validate" && o.code == Some(0) {
             work = estimated_work(&std_out(dir.path()));
         }
-        if o.class == Some(Class::Hang) && work > timeout {
+        let estimate = if *command == "check" { work.check } else { work.run };
+        if o.class == Some(Class::Hang) && estimate > timeout {
             o.class = Some(Class::Big);
             o.key = format!(
                 "{command}: past the time limit, with an estimated {:.0} s of work",
-                work.as_secs_f64()
+                estimate.as_secs_f64()
             );
         }
         let stop = matches!(o.class, Some(Class::Hang | Class::Memory | Class::Big));
@@ -306,17 +307,29 @@ pub fn execute(s: &Settings, case: &Case, timeout: Duration) -> Vec<Outcome> {
     outcomes
 }
 
-/// The least CPU time the work validate estimates can take: 1 us per
-/// job (fairsim's best is about 0.4 us per job and policy) and 5 ns per
-/// byte of full logs (200 MB/s), from its `in all: about N jobs` and
-/// `full logs: about X MB` lines.
-fn estimated_work(validate_out: &str) -> Duration {
-    let mut secs = 0.0;
+/// The least CPU time the work validate estimates can take, for `run` and
+/// for `check`: 1 us per job (fairsim's best is about 0.4 us per job and
+/// policy), or 0.2 us per start where jobs run in slices (0.26 us
+/// measured on 40 million 1 ms slices), and per byte of full logs 5 ns to
+/// write them (200 MB/s) and 10 ns for `check` to read and judge them
+/// (17-18 ns measured on 290-435 MB folders), from validate's `in all:
+/// about N jobs`, `starts: about N` and `full logs: about X MB` lines.
+struct Work {
+    run: Duration,
+    check: Duration,
+}
+
+fn estimated_work(validate_out: &str) -> Work {
+    let (mut jobs, mut starts, mut bytes) = (0.0, 0.0, 0.0);
     for line in validate_out.lines().map(str::trim) {
+        let first = |rest: &str| -> f64 {
+            rest.split_whitespace().next().and_then(|n| n.replace(',', "").parse().ok()).unwrap_or(0.0)
+        };
         if let Some(rest) = line.strip_prefix("in all: about ") {
-            let jobs: f64 =
-                rest.split_whitespace().next().and_then(|n| n.replace(',', "").parse().ok()).unwrap_or(0.0);
-            secs += jobs * 1e-6;
+            jobs = first(rest);
+        }
+        if let Some(rest) = line.strip_prefix("starts: about ") {
+            starts = first(rest);
         }
         if let Some(rest) = line.strip_prefix("full logs: about ") {
             let mut w = rest.split_whitespace();
@@ -328,10 +341,14 @@ fn estimated_work(validate_out: &str) -> Duration {
                 Some("TB") => 1e12,
                 _ => 1.0,
             };
-            secs += n * unit * 5e-9;
+            bytes = n * unit;
         }
     }
-    Duration::from_secs_f64(secs)
+    let events = f64::max(jobs * 1e-6, starts * 0.2e-6);
+    Work {
+        run: Duration::from_secs_f64(events + bytes * 5e-9),
+        check: Duration::from_secs_f64(jobs * 1e-6 + bytes * 10e-9),
+    }
 }
 
 fn std_out(dir: &Path) -> String {

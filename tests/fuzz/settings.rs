@@ -10,6 +10,8 @@ pub struct Settings {
     pub bin: PathBuf,
     pub seed: u64,
     pub cases: Option<u64>,
+    /// the index of the first case, so a case a report names can be made again
+    pub first: u64,
     pub seconds: f64,
     pub timeout: Duration,
     pub rss_limit_kb: u64,
@@ -30,7 +32,11 @@ impl Settings {
     pub fn from_env() -> Self {
         let seconds: Option<f64> = env_num("FAIRSIM_FUZZ_SECONDS");
         let long = seconds.is_some();
-        let seed = env_num("FAIRSIM_FUZZ_SEED").unwrap_or_else(|| {
+        // as last-run.txt prints it (0x...) or in decimal
+        let hex = std::env::var("FAIRSIM_FUZZ_SEED")
+            .ok()
+            .and_then(|v| v.trim().strip_prefix("0x").and_then(|h| u64::from_str_radix(h, 16).ok()));
+        let seed = hex.or_else(|| env_num("FAIRSIM_FUZZ_SEED")).unwrap_or_else(|| {
             if long {
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
             } else {
@@ -56,6 +62,7 @@ impl Settings {
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_fairsim"))),
             seed,
+            first: env_num("FAIRSIM_FUZZ_FIRST").unwrap_or(0),
             cases: env_num("FAIRSIM_FUZZ_CASES").or(if long { None } else { Some(150) }),
             seconds: seconds.unwrap_or(40.0),
             timeout: Duration::from_secs_f64(env_num("FAIRSIM_FUZZ_TIMEOUT").unwrap_or(10.0)),
