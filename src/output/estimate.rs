@@ -27,7 +27,9 @@ pub fn log_bytes(sc: &Scenario, load: &OfferedLoad) -> f64 {
     let mean_name = sc.tenants.name_bytes() as f64 / (sc.tenants.len().max(1) as f64);
     let name = (mean_name + 4.0).max(10.0);
     // tenants with work in a tick: those running, and as many waiting
-    let active = tenants.min(2.0 * workers.min(jobs));
+    // (or, past that, as many as send a job in a tick: a backlogged run
+    // has every sending tenant waiting)
+    let active = tenants.min((2.0 * workers.min(jobs)).max(jobs / ticks));
     // the tenant and class series twice: per policy and gathered at the top
     let per_tick = 60.0 + tenants * name + 2.0 * (active * (name + 30.0) + sc.classes.len() as f64 * 40.0);
     // jobs.csv's row per job, dispatches.csv's per start: one per slice of
