@@ -313,6 +313,30 @@ fn seeds_schema(header: &[String]) -> Vec<Column> {
     schema
 }
 
+/// The columns a feature fills, written only when some entry of the run
+/// uses it (docs/outputs.md, "Columns that depend on a feature"): file,
+/// column, feature.
+const FEATURE_COLUMNS: &[(&str, &str, Feature)] = &[
+    ("jobs.csv", "queue", Feature::Topology),
+    ("jobs.csv", "pool", Feature::Topology),
+    ("jobs.csv", "admission_rule", Feature::Admission),
+    ("jobs.csv", "trace_id", Feature::Trace),
+    ("dispatches.csv", "queue", Feature::Topology),
+    ("dispatches.csv", "pool", Feature::Topology),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Feature {
+    Topology,
+    Admission,
+    Trace,
+}
+
+/// Whether `file`'s column `col` is written in a run whose entries use `features`.
+fn written(file: &str, col: &str, features: &[Feature]) -> bool {
+    FEATURE_COLUMNS.iter().all(|(f, c, needs)| (*f, *c) != (file, col) || features.contains(needs))
+}
+
 /// The declared schema of each log file, by name.
 const SCHEMA: &[(&str, &[Column])] = &[
     ("seeds_paired.csv", SEEDS_PAIRED),
@@ -386,10 +410,21 @@ fn every_csv_of_a_topology_run_loads_with_its_declared_schema() {
     let dir = tempdir();
     let mut problems = Vec::new();
     let (mut loaded, mut empty) = (0, 0);
-    for name in ["dedicated-pools.yaml", "strategies.yaml"] {
+    // what each scenario's entries use, read off the files by hand: the
+    // first two mix plain entries with topology ones, noisy-neighbor is
+    // plain, overload has admission sets
+    let runs: [(&str, &[Feature], &[&str]); 4] = [
+        ("dedicated-pools.yaml", &[Feature::Topology], &["--seeds", "2"]),
+        ("strategies.yaml", &[Feature::Topology], &["--seeds", "2"]),
+        ("noisy-neighbor.yaml", &[], &[]),
+        ("overload.yaml", &[Feature::Admission], &[]),
+    ];
+    for (name, features, extra) in runs {
         let out = dir.path().join(name);
         // two seeds: seeds.csv has rows at two seeds and seeds_paired.csv exists
-        run(&scenario(name), &out, &["--no-plots", "--logs", "full", "--combine", "--seeds", "2"]);
+        let mut args = vec!["--no-plots", "--logs", "full", "--combine"];
+        args.extend_from_slice(extra);
+        run(&scenario(name), &out, &args);
         let mut files = Vec::new();
         csv_files(&out, &mut files);
         for f in files {
@@ -418,28 +453,118 @@ fn every_csv_of_a_topology_run_loads_with_its_declared_schema() {
             let top = f.parent() == Some(out.as_path()) && file != "seeds_paired.csv";
             let mut schema: Vec<Column> = if top { vec![("policy", Text, false)] } else { Vec::new() };
             schema.extend_from_slice(&cols);
-            // both runs generate their jobs: jobs.csv leaves out `trace_id`,
-            // which only a replayed trace can fill
-            if file == "jobs.csv" {
-                schema.retain(|c| c.0 != "trace_id");
-            }
+            // every run generates its jobs: no `trace_id`, which only a
+            // replayed trace can fill; `queue`, `pool`, `admission_rule`
+            // only where some entry of the run can fill them
+            schema.retain(|c| written(&file, c.0, features));
             match load_with_schema(&f, &format!("{name}: {rel}"), &schema, &mut problems) {
                 0 => empty += 1,
                 _ => loaded += 1,
             }
         }
-        for file in [
-            "jobs.csv",
-            "refusals.csv",
-            "pool_queues.csv",
-            "routes.csv",
-            "queues.csv",
-            "seeds.csv",
-            "seeds_paired.csv",
-        ] {
+        let expected: &[&str] = match features.contains(&Feature::Topology) {
+            true => &["jobs.csv", "refusals.csv", "pool_queues.csv", "routes.csv", "queues.csv"],
+            false => &["jobs.csv", "refusals.csv"],
+        };
+        let seeded: &[&str] = if extra.is_empty() { &[] } else { &["seeds.csv", "seeds_paired.csv"] };
+        for file in expected.iter().chain(seeded) {
             assert!(out.join(file).is_file(), "{name}: no top-level {file}");
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(loaded > 40 && empty > 0, "{loaded} files with rows, {empty} header-only");
+}
+
+/// The header of `dir/file`.
+fn header_of(path: &Path) -> Vec<String> {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    r.headers().expect("header").iter().map(String::from).collect()
+}
+
+/// `fairsim check` on `out` passes.
+fn checks(out: &Path) {
+    let o = fairsim().arg("check").arg(out).output().expect("run check");
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "fairsim check {}: {text}", out.display());
+}
+
+/// Two tenants on 2 workers, then `TOPOLOGY` for the cases that use one.
+const BASE: &str = "workers: 2
+classes: {main: {}, slow: {}}
+workload:
+  - {tenant: A, class: main, count: 6, service: 1s}
+  - {tenant: B, class: slow, count: 3, service: 2s}
+";
+const TOPOLOGY: &str = "topologies:
+  split:
+    queues: [main, slow]
+    route: [{class: slow, to: slow}, {to: main}]
+    pools:
+      - {name: fast, workers: 1, queues: [main]}
+      - {name: rest, workers: 1, queues: [slow, main]}
+";
+
+#[test]
+fn the_feature_columns_are_decided_over_the_whole_run() {
+    let dir = tempdir();
+    let cases = [
+        // nothing uses a topology or admission: neither file has their columns
+        ("plain", "policies: [fifo, round_robin]\n", false, false),
+        ("topology", "policies: [{policy: fifo, topology: split}]\n", true, false),
+        // one entry under the topology: the plain entry's files have the
+        // columns too, blank, so the two share a header
+        ("mixed", "policies: [fifo, {policy: fifo, topology: split, label: split}]\n", true, false),
+        // admission on one entry only (`none` on the other)
+        (
+            "admission",
+            "admission: [{max_queued: 2}]\npolicies: [{policy: fifo, admission: none}, round_robin]\n",
+            false,
+            true,
+        ),
+    ];
+    for (name, tail, topology, admission) in cases {
+        let text = format!("{BASE}{}{tail}", if topology { TOPOLOGY } else { "" });
+        let sc = write_scenario(dir.path(), &format!("{name}.yaml"), &text);
+        let out = dir.path().join(name);
+        run(&sc, &out, &["--no-plots", "--logs", "full", "--combine"]);
+        let labels: Vec<String> =
+            read_csv(&out.join("comparison.csv")).iter().map(|r| r["policy"].clone()).collect();
+        assert!(!labels.is_empty(), "{name}: no entry in comparison.csv");
+        let top = |f: &str| out.join(f);
+        let mut headers = Vec::new();
+        for label in &labels {
+            for (file, cols) in [
+                ("jobs.csv", &["queue", "pool", "admission_rule"][..]),
+                ("dispatches.csv", &["queue", "pool"][..]),
+            ] {
+                let h = header_of(&out.join(label).join(file));
+                for col in cols {
+                    let want = if *col == "admission_rule" { admission } else { topology };
+                    assert_eq!(h.iter().any(|c| c == col), want, "{name}: {label}/{file} {h:?}");
+                }
+                assert!(!h.iter().any(|c| c == "trace_id"), "{name}: no trace, no trace_id: {h:?}");
+                headers.push((file, h));
+            }
+        }
+        // every label's file has one header, and the combined file is it under `policy`
+        for file in ["jobs.csv", "dispatches.csv"] {
+            let per: Vec<&Vec<String>> = headers.iter().filter(|(f, _)| *f == file).map(|(_, h)| h).collect();
+            assert!(per.windows(2).all(|w| w[0] == w[1]), "{name}: {file} headers differ: {per:?}");
+            let mut want = vec!["policy".to_string()];
+            want.extend(per[0].iter().cloned());
+            assert_eq!(header_of(&top(file)), want, "{name}: combined {file}");
+        }
+        if name == "mixed" {
+            // the plain entry's cells are blank, the topology entry's named
+            let plain = read_csv(&out.join("fifo").join("jobs.csv"));
+            assert!(plain.iter().all(|r| r["queue"].is_empty() && r["pool"].is_empty()));
+            let split = read_csv(&out.join("split").join("jobs.csv"));
+            assert!(split.iter().all(|r| !r["queue"].is_empty() && !r["pool"].is_empty()), "{split:?}");
+        }
+        if name == "admission" {
+            let refused = read_csv(&out.join("round_robin").join("jobs.csv"));
+            assert!(refused.iter().any(|r| r["admission_rule"] == "rule 1"), "{refused:?}");
+        }
+        checks(&out);
+    }
 }

@@ -248,6 +248,9 @@ fn the_trade_off_marks_the_passing_entries_and_the_question_names_the_flood() {
     assert!(contenders.contains("weighted-cap: policy fifo"), "{contenders}");
     assert!(contenders.contains("flood capped at 3 running jobs"), "{contenders}");
     assert!(contenders.contains("weighted 6:3:1"), "{contenders}");
+    // one seed: no whiskers, no paired lines
+    assert!(!svg.contains("class=\"whisker\""), "a whisker with one seed");
+    assert!(!html.contains("paired over"), "a paired line with one seed");
     // one seed: the caveats say so
     let caveats = strip(between(&html, "<h2 id=\"caveats\">", "<h2 id=\"scenario\">"));
     assert!(caveats.contains("One seed (29)"), "{caveats}");
@@ -290,4 +293,99 @@ fn seeds_columns_show_intervals_and_uncertain() {
     );
     assert!(html.contains("weighted-cap on `all but flood wait_p99`"), "the uncertain objective named");
     assert!(html.contains("5 seeds: each figure is the mean over 5 replays"), "caveat");
+}
+
+/// The value of attribute `name` in the tag text `tag`.
+fn attr_text<'a>(tag: &'a str, name: &str) -> &'a str {
+    let key = format!(" {name}=\"");
+    let i = tag.find(&key).unwrap_or_else(|| panic!("{name} in {tag}")) + key.len();
+    tag[i..].split('"').next().unwrap()
+}
+
+#[test]
+fn three_seeds_draw_whiskers_at_the_scorecards_intervals_and_the_verdict_has_the_paired_lines() {
+    let tmp = tempdir();
+    let out = tmp.path().join("out");
+    run(&scenario("sidekiq-flood.yaml"), &out, &["--seeds", "3"]);
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report");
+    let score = read_csv(&out.join("scorecard.csv"));
+    let svg = between(&html, "<figure id=\"tradeoff\">", "</figure>");
+    // the chart's title names what is drawn up and across
+    let title = strip(between(svg, "Trade-off: ", "</text>")).trim().to_string();
+    let (up, across) = title.trim_start_matches("Trade-off: ").split_once(" against ").expect("title");
+    let whiskers: Vec<(String, String, f64, f64, [f64; 4])> = svg
+        .split("<line class=\"whisker\"")
+        .skip(1)
+        .map(|t| {
+            let num = |n: &str| attr_text(t, n).parse::<f64>().unwrap();
+            (
+                attr_text(t, "data-policy").to_string(),
+                attr_text(t, "data-axis").to_string(),
+                num("data-lo"),
+                num("data-hi"),
+                [num("x1"), num("y1"), num("x2"), num("y2")],
+            )
+        })
+        .collect();
+    let labels: Vec<String> =
+        read_csv(&out.join("comparison.csv")).iter().map(|r| r["policy"].clone()).collect();
+    assert_eq!(labels.len(), 4);
+    for label in &labels {
+        for (axis, objective) in [("y", up), ("x", across)] {
+            // the interval as scorecard.csv has it, read here
+            let row = score
+                .iter()
+                .find(|r| &r["policy"] == label && r["objective"] == objective)
+                .unwrap_or_else(|| panic!("{label}: no scorecard row for `{objective}`"));
+            assert_eq!(row["seeds"], "3");
+            let (lo, hi) = (row["lo"].parse::<f64>().unwrap(), row["hi"].parse::<f64>().unwrap());
+            let w = whiskers
+                .iter()
+                .find(|w| &w.0 == label && w.1 == axis)
+                .unwrap_or_else(|| panic!("{label}: no {axis} whisker in {whiskers:?}"));
+            assert_eq!((w.2, w.3), (lo, hi), "{label} {axis}: the whisker's ends are scorecard.csv's lo, hi");
+            let [x1, y1, x2, y2] = w.4;
+            match axis {
+                // up the chart: vertical, lo below hi (pixels grow
+                // downwards); a narrow interval may round to one pixel
+                "y" => assert!(x1 == x2 && y1 >= y2, "{label}: {:?}", w.4),
+                _ => assert!(y1 == y2 && x1 <= x2, "{label}: {:?}", w.4),
+            }
+        }
+    }
+    // the paired lines: a figure seeds_paired.csv says is within noise is
+    // named so in the sentence on its pair
+    let pairs = read_csv(&out.join("seeds_paired.csv"));
+    let verdict: Vec<String> = texts(between(&html, "<div id=\"verdict\"", "</div>"), "p");
+    let noise = pairs.iter().find(|r| r["within_noise"] == "true").expect("a difference within noise");
+    let (a, b) = (&noise["policy"], &noise["versus"]);
+    let figure = noise["figure"].trim_start_matches("objective:");
+    let line = verdict
+        .iter()
+        .find(|l| {
+            l.starts_with(&format!("{a} "))
+                && l.contains(&format!(" {b} "))
+                && l.contains("(paired over 3 seeds)")
+        })
+        .unwrap_or_else(|| panic!("no paired line on {a} against {b}: {verdict:?}"));
+    let all_within =
+        pairs.iter().filter(|r| (&r["policy"], &r["versus"]) == (a, b)).all(|r| r["within_noise"] == "true");
+    if all_within {
+        assert!(line.contains("differ within noise in every figure"), "{line}");
+    } else {
+        let within = line.split("; within noise: ").nth(1).unwrap_or_else(|| panic!("{line}"));
+        assert!(within.trim_end_matches('.').split(", ").any(|f| f == figure), "{figure} in {line}");
+    }
+    // a difference outside the noise is given as one
+    if let Some(apart) = pairs.iter().find(|r| r["within_noise"] == "false") {
+        let name = apart["figure"].trim_start_matches("objective:");
+        let head = format!("{} differs from {} by ", apart["policy"], apart["versus"]);
+        let line =
+            verdict.iter().find(|l| l.starts_with(&head)).unwrap_or_else(|| panic!("{head}: {verdict:?}"));
+        assert!(line.contains(&format!("{name} ")), "{name} in {line}");
+    }
+    // `fairsim report` redraws the same page from the files
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    fairsim().arg("report").arg(&out).assert().success();
+    assert_eq!(std::fs::read_to_string(out.join("report.html")).unwrap(), html);
 }

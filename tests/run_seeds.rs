@@ -245,3 +245,49 @@ fn the_per_label_files_are_the_first_seeds_and_one_seed_is_the_default() {
     assert_eq!(&row["objective:wait_p99"], one_p99);
     assert!(!none.join("seeds_paired.csv").exists(), "no pairs with one seed");
 }
+
+/// The `data-lo`, `data-hi` of the trade-off chart's whisker for `policy`
+/// along `axis` in report.html.
+fn whisker(html: &str, policy: &str, axis: &str) -> (f64, f64) {
+    let key = |t: &str, n: &str| -> String {
+        let k = format!(" {n}=\"");
+        let i = t.find(&k).unwrap_or_else(|| panic!("{n} in {t}")) + k.len();
+        t[i..].split('"').next().unwrap().to_string()
+    };
+    let tag = html
+        .split("<line class=\"whisker\"")
+        .skip(1)
+        .find(|t| key(t, "data-policy") == policy && key(t, "data-axis") == axis)
+        .unwrap_or_else(|| panic!("no {axis} whisker for {policy}"));
+    (key(tag, "data-lo").parse().unwrap(), key(tag, "data-hi").parse().unwrap())
+}
+
+#[test]
+fn the_trade_off_whiskers_are_the_scorecards_interval_up_and_the_seeds_utilization_across() {
+    // no cost objective: utilization is drawn across, its interval from
+    // seeds.csv's figure per seed, computed here with the table's t
+    let text = RANDOM.replace("  - {utilization: 50%}\n", "").replace("BOUND", "30s");
+    let (_dir, out) = run_yaml(&text, &["--seeds", "5"]);
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report");
+    let card = scorecard(&out);
+    let seeds = read_csv(&out.join("seeds.csv"));
+    for label in ["fifo", "round_robin"] {
+        let row = &card[&(label.to_string(), "wait_p99".to_string())];
+        let want: (f64, f64) = (row["lo"].parse().unwrap(), row["hi"].parse().unwrap());
+        assert_eq!(whisker(&html, label, "y"), want, "{label}: up, scorecard.csv's interval");
+        let u: Vec<f64> = seeds
+            .iter()
+            .filter(|r| r["policy"] == label)
+            .map(|r| r["utilization"].parse().unwrap())
+            .collect();
+        assert_eq!(u.len(), 5);
+        let (mean, h) = mean_half_width(&u);
+        let (lo, hi) = whisker(&html, label, "x");
+        close(lo, mean - h, 2e-4 * h + 1e-12, "utilization lo");
+        close(hi, mean + h, 2e-4 * h + 1e-12, "utilization hi");
+    }
+    // one seed: no whisker
+    let (_one, single) = run_yaml(&text, &[]);
+    let html = std::fs::read_to_string(single.join("report.html")).expect("report");
+    assert!(!html.contains("class=\"whisker\""), "a whisker with one seed");
+}

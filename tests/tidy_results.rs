@@ -138,7 +138,8 @@ fn abc_long_files_list_exactly_the_articles_dispatches_and_skips() {
             .iter()
             .map(|r| {
                 assert_eq!(r["class"], "default");
-                assert_eq!((r["queue"].as_str(), r["pool"].as_str()), ("", ""), "no topology");
+                // no entry has a topology: no column that only one could fill
+                assert!(!r.contains_key("queue") && !r.contains_key("pool"), "no topology: {r:?}");
                 (
                     r["tick"].parse().unwrap(),
                     r["time"].parse().unwrap(),

@@ -100,6 +100,24 @@ pub struct Scenario {
     /// The default pool's dispatch costs (top-level `costs:`); topology
     /// pools carry their own, this filled in for the keys they leave out.
     pub costs: Costs,
+    /// What the run's entries use, in the copy [`Scenario::for_run`] makes:
+    /// that copy's own rules are its entry's, so it can no longer tell
+    /// whether another entry has admission. `None` as loaded (then
+    /// [`Scenario::features`] works it out from the entries).
+    pub features: Option<Features>,
+}
+
+/// The features some entry of a run uses, decided over every entry so that
+/// each entry's log files have the same columns (a column whose feature no
+/// entry uses is left out; `accounting::logs::columns`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Features {
+    /// Some entry runs under a topology (`queue`, `pool` columns).
+    pub topology: bool,
+    /// Some entry has admission rules (`admission_rule`).
+    pub admission: bool,
+    /// The scenario replays a trace (`trace_id`).
+    pub trace: bool,
 }
 
 impl Scenario {
@@ -114,6 +132,7 @@ impl Scenario {
             return std::borrow::Cow::Borrowed(self);
         }
         let mut sc = self.clone();
+        sc.features = Some(self.features());
         if let Some(i) = spec.topology {
             sc.workers = self.topologies[i].workers();
             sc.topology = Some(i);
@@ -127,6 +146,26 @@ impl Scenario {
             sc.tenants.apply(change);
         }
         std::borrow::Cow::Owned(sc)
+    }
+
+    /// What the run's entries use, over every entry (see [`Features`]).
+    /// The copy for one run also counts what that run itself uses, so an
+    /// entry run on its own (the benches, tests) still has its columns.
+    pub fn features(&self) -> Features {
+        let entries = self.features.unwrap_or_else(|| Features {
+            topology: self.policies.iter().any(|p| p.topology.is_some()),
+            admission: self.policies.iter().any(|p| match p.admission {
+                AdmissionChoice::Shared => !self.admission.is_empty(),
+                AdmissionChoice::Off => false,
+                AdmissionChoice::Set(i) => self.admission_sets.get(i).is_some_and(|s| !s.rules.is_empty()),
+            }),
+            trace: !self.traces.is_empty(),
+        });
+        Features {
+            topology: entries.topology || self.topology.is_some(),
+            admission: entries.admission || !self.admission.is_empty(),
+            trace: entries.trace || !self.traces.is_empty(),
+        }
     }
 
     /// The topology of this run, if any.

@@ -106,6 +106,16 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
         p if p.exists() => Some(Table::read(&p)?),
         _ => None,
     };
+    // written by `run --seeds N` (N >= 2 for the pairs): the whiskers of the
+    // trade-off chart and the verdict's paired lines
+    let seeds = match dir.join("seeds.csv") {
+        p if p.exists() => Some(Table::read(&p)?),
+        _ => None,
+    };
+    let paired = match dir.join("seeds_paired.csv") {
+        p if p.exists() => Some(Table::read(&p)?),
+        _ => None,
+    };
     let scenario = fs::read_to_string(dir.join("scenario.yaml")).ok();
     let model = charts::load_scenario(dir);
     let scene = match &model {
@@ -121,7 +131,7 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
             ChartInputs { dir, labels: &labels, summaries: &summaries, headlines: &h, scene: &scene };
         let (per_policy, cross) = draw_charts(&inputs, with_charts, &staging)?;
         let score = scorecard.as_ref().map_or(Vec::new(), verdict::scored);
-        let tradeoff = match tradeoff::plot(&score, &comparison, &labels) {
+        let tradeoff = match tradeoff::plot(&score, &comparison, seeds.as_ref(), &labels) {
             Some((plot, note)) => Some((plot.render(&staging, "tradeoff", scene.name())?, note)),
             None => None,
         };
@@ -136,6 +146,7 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
         yaml: scenario.as_deref(),
         comparison: &comparison,
         scorecard: scorecard.as_ref(),
+        paired: paired.as_ref(),
         labels: &labels,
         summaries: &summaries,
     };
@@ -316,6 +327,8 @@ struct Run<'a> {
     comparison: &'a Table,
     /// `scorecard.csv`, absent when nothing is judged.
     scorecard: Option<&'a Table>,
+    /// `seeds_paired.csv`, absent with one seed.
+    paired: Option<&'a Table>,
     labels: &'a [String],
     summaries: &'a [(PathBuf, Table)],
 }
@@ -351,7 +364,7 @@ fn render_html(p: &Page) -> String {
     // it costs, the evidence behind it, then what the simulation leaves out
     question::section(run, &mut h);
     contenders::section(run, &mut h);
-    verdict::section(run.scorecard, run.comparison, &mut h);
+    verdict::section(run.scorecard, run.comparison, run.paired, &mut h);
     if let Some((c, note)) = p.tradeoff {
         h.push_str(&format!(
             "<h2 id=\"trade-off\">The trade-off</h2>\n<p class=\"note\">{}</p>\n",

@@ -5,6 +5,7 @@
 //! fairness windows (`fairness.csv`). Only written with `--logs full`; the
 //! statistics behind `summary.csv` are [`super::tally`].
 
+pub mod columns;
 pub(crate) mod csv_rows;
 mod queues;
 mod series;
@@ -15,7 +16,7 @@ use std::path::Path;
 
 use crate::core::{Job, JobState, Outcome, Skip, Slot};
 use crate::error::{Error, Result};
-use crate::model::{Scenario, TenantId};
+use crate::model::{Features, Scenario, TenantId};
 use crate::time::Time;
 use crate::workload::trace::TraceIds;
 
@@ -40,28 +41,9 @@ pub struct Logs {
     failed: Option<Error>,
     /// Trace rows' own ids of the live jobs (scenarios with a trace only).
     pub(super) trace_ids: Option<TraceIds>,
+    /// Which of the optional columns the run's files carry ([`columns`]).
+    features: Features,
 }
-
-/// The columns of `jobs.csv`; the last, `trace_id`, only when the
-/// scenario replays a trace.
-const JOBS_HEADER: [&str; 16] = [
-    "job",
-    "tenant",
-    "class",
-    "arrival",
-    "start",
-    "finish",
-    "wait",
-    "service",
-    "attempts",
-    "outcome",
-    "queue",
-    "pool",
-    "slices",
-    "admission",
-    "admission_rule",
-    "trace_id",
-];
 
 impl Logs {
     /// Creates the log files in `dir`.
@@ -69,11 +51,8 @@ impl Logs {
         // creation order is the order the files were always created in
         let series = Series::new(sc, dir)?;
         let fairness = open_csv(dir, "fairness.csv", &["time", "jain", "backlogged"])?;
-        // `trace_id` only where a trace can fill it: a column empty for a
-        // whole run would load as a column of NaN
-        let with_ids = !sc.traces.is_empty();
-        let header: &[&str] = if with_ids { &JOBS_HEADER } else { &JOBS_HEADER[..JOBS_HEADER.len() - 1] };
-        let jobs = open_csv(dir, "jobs.csv", header)?;
+        let features = sc.features();
+        let jobs = open_csv(dir, "jobs.csv", &columns::header(&columns::JOBS, &features))?;
         let queues = match sc.run_topology() {
             Some(t) if t.planner.is_none() => Some(QueueSeries::new(&t.queues, dir)?),
             _ => None,
@@ -81,13 +60,14 @@ impl Logs {
         let trace_ids = (!sc.traces.is_empty()).then(TraceIds::default);
         Ok(Logs {
             jobs,
-            ticks: TickLog::new(sc, dir)?,
+            ticks: TickLog::new(sc, dir, &features)?,
             series,
             fairness,
             queues,
             refused: HashMap::new(),
             failed: None,
             trace_ids,
+            features,
         })
     }
 
@@ -226,10 +206,12 @@ impl Logs {
                     None => w.empty(),
                 }
             }
-            None => {
+            // blank where another entry of the run has a topology
+            None if self.features.topology => {
                 w.empty();
                 w.empty();
             }
+            None => {}
         }
         w.int(u64::from(job.slices));
         match (job.deferred(), job.resends()) {
@@ -240,7 +222,8 @@ impl Logs {
         }
         match self.refused.remove(&job.seq) {
             Some(rule) => w.text(&rule),
-            None => w.empty(),
+            None if self.features.admission => w.empty(),
+            None => {}
         }
         if let Some(ids) = self.trace_ids.as_ref() {
             match ids.take(job.seq) {

@@ -18,9 +18,10 @@ use std::path::Path;
 
 use crate::core::{Job, Skip, TenantLoad};
 use crate::error::Result;
-use crate::model::{Scenario, TenantId, Tenants};
+use crate::model::{Features, Scenario, TenantId, Tenants};
 use crate::time::Time;
 
+use super::columns::{header, DISPATCHES};
 use super::csv_rows::{open_csv, push_u64, Csv};
 
 pub struct TickLog {
@@ -57,7 +58,7 @@ pub struct TickLog {
 }
 
 impl TickLog {
-    pub fn new(sc: &Scenario, dir: &Path) -> Result<Self> {
+    pub fn new(sc: &Scenario, dir: &Path, features: &Features) -> Result<Self> {
         Ok(TickLog {
             csv: open_csv(
                 dir,
@@ -74,15 +75,11 @@ impl TickLog {
                     "deferred",
                 ],
             )?,
-            dispatches: open_csv(
-                dir,
-                "dispatches.csv",
-                &["tick", "time", "tenant", "class", "job", "queue", "pool"],
-            )?,
+            dispatches: open_csv(dir, "dispatches.csv", &header(&DISPATCHES, features))?,
             skips: open_csv(dir, "skips.csv", &["tick", "time", "tenant", "reason"])?,
             refusals: open_csv(dir, "refusals.csv", &["tick", "time", "tenant", "refused", "deferred"])?,
             open_tick: 1,
-            names: Names::new(sc),
+            names: Names::new(sc, features.topology),
             free_at_start: sc.workers,
             chosen: Vec::new(),
             skipped: Vec::new(),
@@ -126,10 +123,11 @@ impl TickLog {
                 w.text(q);
                 w.text(p);
             }
-            _ => {
+            _ if n.topology_columns => {
                 w.empty();
                 w.empty();
             }
+            _ => {}
         }
         w.end()
     }
@@ -264,10 +262,12 @@ struct Names {
     classes: Vec<String>,
     queues: Vec<String>,
     pools: Vec<String>,
+    /// `dispatches.csv` has `queue` and `pool` (some entry of the run has a topology).
+    topology_columns: bool,
 }
 
 impl Names {
-    fn new(sc: &Scenario) -> Self {
+    fn new(sc: &Scenario, topology_columns: bool) -> Self {
         let (queues, pools) = match sc.run_topology() {
             Some(t) => (t.queues.clone(), t.pools.iter().map(|p| p.name.clone()).collect()),
             None => (Vec::new(), Vec::new()),
@@ -277,6 +277,7 @@ impl Names {
             classes: sc.classes.iter().map(|c| c.name.clone()).collect(),
             queues,
             pools,
+            topology_columns,
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 mod points;
 mod scale;
 
-pub use points::{Point, Shape};
+pub use points::{Point, Shape, Whisker};
 pub use scale::trim_num;
 use scale::{log_bounds, log_range, nice_max, short};
 
@@ -178,7 +178,14 @@ impl Plot {
 
     /// Draws the chart under a title across the whole width (the chart's
     /// own, after the scenario's name when known).
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, scenario: Option<&str>) -> Draw {
+    /// With `svg`, the points' whiskers are collected there for
+    /// [`points::with_whiskers`] instead of drawn.
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        scenario: Option<&str>,
+        svg: Option<&mut Vec<points::Placed>>,
+    ) -> Draw {
         root.fill(&WHITE).map_err(de)?;
         let labels = self.labels();
         let heading = match scenario {
@@ -197,7 +204,7 @@ impl Plot {
                 draw_bars(&plot, &labels, categories, groups, *log_y, marks)
             }
             Plot::Points { points, log_x, log_y, .. } => {
-                points::draw_points(&plot, &labels, points, (*log_x, *log_y), marks)
+                points::draw_points(&plot, &labels, points, (*log_x, *log_y), marks, svg)
             }
         }?;
         draw_legend(&legend, &self.legend())?;
@@ -232,10 +239,12 @@ impl Plot {
         register_fonts();
         let fail = |e: String| Error::Other(format!("drawing chart {stem}: {e}"));
         let mut svg = String::new();
+        let mut whiskers = Vec::new();
         {
             let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-            self.draw(&root, scenario).map_err(fail)?;
+            self.draw(&root, scenario, Some(&mut whiskers)).map_err(fail)?;
         }
+        let svg = points::with_whiskers(svg, &whiskers);
         let svg_path = dir.join(format!("{stem}.svg"));
         std::fs::write(&svg_path, &svg)
             .map_err(|e| Error::io(format!("cannot write {}", svg_path.display()), e))?;
@@ -245,7 +254,7 @@ impl Plot {
             // the file (a full disk), which plotters calls a backend error
             let fail = |e: String| Error::Other(format!("cannot write {}: {e}", png_path.display()));
             let root = BitMapBackend::new(&png_path, (WIDTH, HEIGHT)).into_drawing_area();
-            self.draw(&root, scenario).map_err(fail)?;
+            self.draw(&root, scenario, None).map_err(fail)?;
         }
         Ok(Chart { stem: stem.to_string(), title: self.title().to_string(), svg })
     }

@@ -21,7 +21,7 @@ mod series;
 
 use std::path::Path;
 
-pub use draw::{color, dash, trim_num, Chart, Line, Mark, Plot, Point, Shape, MARK_COLOR};
+pub use draw::{color, dash, trim_num, Chart, Line, Mark, Plot, Point, Shape, Whisker, MARK_COLOR};
 pub use scene::{load as load_scenario, Scene};
 pub use series::{axis_unit, log_floor, unit_for, Groups, Unit, CDF_POINTS, MAX_POINTS, TOP_N};
 

@@ -7,10 +7,16 @@
 //! tenants each on their own (`all_but`, then `each`: the noisy-neighbour
 //! question), else the first non-cost one; the cost, the first cost
 //! objective over tenants (the flooder's own delay), else utilization.
+//!
+//! Over several seeds (`run --seeds N`) each figure is a mean and each point
+//! gets whiskers for its 95% intervals on both axes: an objective's from
+//! `scorecard.csv`, utilization's (when no objective is drawn across) from
+//! each seed's figure in `seeds.csv`, the point then that mean too.
 
 use super::verdict::{cell, entry_status, Scored};
 use super::Table;
-use crate::output::charts::{axis_unit, color, log_floor, Mark, Plot, Point, Shape, MARK_COLOR};
+use crate::output::charts::{axis_unit, color, log_floor, Mark, Plot, Point, Shape, Whisker, MARK_COLOR};
+use crate::results::confidence::Interval;
 use crate::results::scorecard::{show, ScoreRow};
 
 /// What the legend calls each shape.
@@ -22,23 +28,64 @@ pub(super) const UNCERTAIN: &str = "uncertain (interval straddles a bound)";
 struct Axis {
     /// Per entry, the figure in the axis unit.
     values: Vec<Option<f64>>,
+    /// Per entry, its 95% interval (with two seeds or more).
+    whiskers: Vec<Option<Whisker>>,
     bound: Option<f64>,
     label: String,
     log: Option<f64>,
 }
 
-/// The axis for `pick` (the objective of that name), or utilization from
-/// `comparison.csv` when there is none.
-fn axis(score: &[Scored], cmp: &Table, labels: &[String], pick: Option<&ScoreRow>) -> Axis {
-    let Some(o) = pick else {
-        let values =
-            cmp.rows.iter().map(|r| cell(cmp, r, "utilization").parse::<f64>().ok().map(|u| u * 100.0));
-        return Axis { values: values.collect(), bound: None, label: "utilization (%)".into(), log: None };
-    };
-    let raw: Vec<Option<f64>> = labels
+/// Each entry's utilization over the seeds of `seeds.csv`, where it has an
+/// interval (two seeds or more).
+fn utilization_over_seeds(seeds: &Table, labels: &[String]) -> Vec<Option<Interval>> {
+    labels
         .iter()
-        .map(|l| score.iter().find(|s| &s.row.policy == l && s.row.objective == o.objective)?.row.figure)
-        .collect();
+        .map(|l| {
+            let xs: Vec<f64> = seeds
+                .rows
+                .iter()
+                .filter(|r| cell(seeds, r, "policy") == l)
+                .filter_map(|r| cell(seeds, r, "utilization").parse().ok())
+                .collect();
+            Interval::of(&xs).filter(|i| i.lo.is_some())
+        })
+        .collect()
+}
+
+/// A whisker from an interval in the file's unit, in an axis shown in `div`s.
+fn whisker(lo: f64, hi: f64, div: f64) -> Whisker {
+    Whisker { lo: lo / div, hi: hi / div, data: (lo, hi) }
+}
+
+/// The axis for `pick` (the objective of that name), or utilization from
+/// `comparison.csv` (over `seeds.csv`'s seeds, when there are several)
+/// when there is none.
+fn axis(
+    score: &[Scored],
+    cmp: &Table,
+    seeds: Option<&Table>,
+    labels: &[String],
+    pick: Option<&ScoreRow>,
+) -> Axis {
+    let Some(o) = pick else {
+        let first: Vec<Option<f64>> =
+            cmp.rows.iter().map(|r| cell(cmp, r, "utilization").parse::<f64>().ok()).collect();
+        let over = seeds.map_or(vec![None; labels.len()], |t| utilization_over_seeds(t, labels));
+        let (values, whiskers) = first
+            .iter()
+            .zip(&over)
+            .map(|(u, i)| match i {
+                // comparison.csv's is the first seed's: the mean goes with its interval
+                Some(Interval { mean, lo: Some(lo), hi: Some(hi) }) => {
+                    (Some(mean * 100.0), Some(whisker(*lo, *hi, 0.01)))
+                }
+                _ => (u.map(|u| u * 100.0), None),
+            })
+            .unzip();
+        return Axis { values, whiskers, bound: None, label: "utilization (%)".into(), log: None };
+    };
+    let of = |l: &String| score.iter().find(|s| &s.row.policy == l && s.row.objective == o.objective);
+    let raw: Vec<Option<f64>> = labels.iter().map(|l| of(l)?.row.figure).collect();
     let percent = o.unit == "ratio" && matches!(o.measure.as_str(), "utilization" | "sla_misses");
     let (div, unit, log) = match o.unit {
         "s" => {
@@ -56,6 +103,7 @@ fn axis(score: &[Scored], cmp: &Table, labels: &[String], pick: Option<&ScoreRow
     };
     Axis {
         values: raw.iter().map(|v| v.map(|x| x / div)).collect(),
+        whiskers: labels.iter().map(|l| of(l)?.interval.map(|(lo, hi)| whisker(lo, hi, div))).collect(),
         bound: Some(o.bound / div),
         label: format!("{}{unit}", o.objective),
         log,
@@ -76,12 +124,17 @@ fn choose(rows: &[&ScoreRow]) -> Option<(ScoreRow, Option<ScoreRow>)> {
 
 /// The chart, or `None` when nothing protects anyone (no scorecard, or only
 /// cost objectives). Also returns the sentence under it.
-pub(super) fn plot(score: &[Scored], cmp: &Table, labels: &[String]) -> Option<(Plot, String)> {
+pub(super) fn plot(
+    score: &[Scored],
+    cmp: &Table,
+    seeds: Option<&Table>,
+    labels: &[String],
+) -> Option<(Plot, String)> {
     let first = labels.first()?;
     let rows: Vec<&ScoreRow> = score.iter().filter(|s| &s.row.policy == first).map(|s| &s.row).collect();
     let (protect, cost) = choose(&rows)?;
-    let y = axis(score, cmp, labels, Some(&protect));
-    let x = axis(score, cmp, labels, cost.as_ref());
+    let y = axis(score, cmp, seeds, labels, Some(&protect));
+    let x = axis(score, cmp, seeds, labels, cost.as_ref());
     let mut points = Vec::new();
     let mut missing = Vec::new();
     let mut seen = [false; 3];
@@ -98,9 +151,15 @@ pub(super) fn plot(score: &[Scored], cmp: &Table, labels: &[String]) -> Option<(
             Shape::Triangle => 2,
         }] = true;
         match (x.values.get(i).copied().flatten(), y.values.get(i).copied().flatten()) {
-            (Some(px), Some(py)) => {
-                points.push(Point { label: l.clone(), x: px, y: py, shape, color: color(i) })
-            }
+            (Some(px), Some(py)) => points.push(Point {
+                label: l.clone(),
+                x: px,
+                y: py,
+                shape,
+                color: color(i),
+                x_whisker: x.whiskers.get(i).copied().flatten(),
+                y_whisker: y.whiskers.get(i).copied().flatten(),
+            }),
             _ => missing.push(l.clone()),
         }
     }
@@ -135,6 +194,12 @@ Filled points meet every objective, hollow ones break at least one; the dashed l
         protect.objective,
         if protect.direction == "at_least" { "higher" } else { "lower" }
     );
+    if points.iter().any(|p| p.x_whisker.is_some() || p.y_whisker.is_some()) {
+        note.push_str(&format!(
+            " Each figure is the mean over {} seeds; the whiskers are its 95% interval.",
+            super::verdict::seeds_of(score)
+        ));
+    }
     if !missing.is_empty() {
         note.push_str(&format!(" Not drawn (no figure): {}.", missing.join(", ")));
     }

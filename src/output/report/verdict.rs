@@ -9,6 +9,7 @@
 
 use super::{esc, format, Table};
 use crate::results::{self, scorecard::show};
+use results::confidence::PairedDifference;
 use results::scorecard::{verdict, EntryScore, ScoreRow};
 
 /// One scorecard row with what the seeds add.
@@ -45,6 +46,11 @@ pub(super) fn scored(t: &Table) -> Vec<Scored> {
 /// when the column is absent (a one-seed run writes none).
 pub(super) fn seeds(t: Option<&Table>) -> u64 {
     t.map_or(1, |t| t.rows.iter().filter_map(|r| cell(t, r, "seeds").parse::<u64>().ok()).max().unwrap_or(1))
+}
+
+/// The number of seeds behind the scorecard's figures (1 without rows).
+pub(super) fn seeds_of(score: &[Scored]) -> usize {
+    score.iter().map(|s| s.row.seeds).max().unwrap_or(1)
 }
 
 /// An entry's status over its rows: `fail` when one fails, else
@@ -91,10 +97,38 @@ fn entries(score: &[Scored], cmp: &Table) -> Vec<EntryScore> {
         .collect()
 }
 
+/// The paired differences of `seeds_paired.csv`, in the file's order (the
+/// verdict's: a pair's figures together). A row whose words this fairsim
+/// does not write (a folder from another version) is left out rather than
+/// misread.
+fn paired(t: &Table) -> Vec<PairedDifference> {
+    let word = |v: &str, words: &[&'static str]| words.iter().copied().find(|w| *w == v);
+    t.rows
+        .iter()
+        .filter_map(|r| {
+            let text = |c: &str| cell(t, r, c).to_string();
+            let num = |c: &str| cell(t, r, c).parse::<f64>().ok();
+            Some(PairedDifference {
+                policy: text("policy"),
+                versus: text("versus"),
+                compared: word(cell(t, r, "compared"), &["cost_order", "first_entry"])?,
+                figure: text("figure"),
+                measure: text("measure"),
+                unit: word(cell(t, r, "unit"), &["s", "ratio", "count"])?,
+                seeds: cell(t, r, "seeds").parse().ok()?,
+                difference: num("difference")?,
+                lo: num("lo")?,
+                hi: num("hi")?,
+                within_noise: cell(t, r, "within_noise") == "true",
+            })
+        })
+        .collect()
+}
+
 const COSTS: [&str; 4] = ["utilization", "rejected", "deferred", "makespan"];
 
-/// Writes the section.
-pub(super) fn section(score: Option<&Table>, cmp: &Table, out: &mut String) {
+/// Writes the section; `pairs` is `seeds_paired.csv` (with two seeds or more).
+pub(super) fn section(score: Option<&Table>, cmp: &Table, pairs: Option<&Table>, out: &mut String) {
     let score = score.map_or(Vec::new(), scored);
     let entries = entries(&score, cmp);
     out.push_str("<h2 id=\"scorecard\">Scorecard and verdict</h2>\n");
@@ -131,7 +165,11 @@ pub(super) fn section(score: Option<&Table>, cmp: &Table, out: &mut String) {
         out.push_str("</tbody></table></div>\n");
     }
     out.push_str("<div id=\"verdict\" class=\"verdict\">\n");
-    for line in verdict(&entries).lines(&entries) {
+    let mut v = verdict(&entries);
+    // the lines the terminal prints after the verdict: which differences
+    // the seeds tell apart and which are within noise
+    v.paired = pairs.map_or(Vec::new(), paired);
+    for line in v.lines(&entries) {
         out.push_str(&format!("<p>{}</p>\n", esc(&line)));
     }
     let uncertain: Vec<String> = score

@@ -393,6 +393,7 @@ impl<'a> Builder<'a> {
             admission_sets,
             objectives,
             costs: self.costs,
+            features: None,
         })
     }
 
