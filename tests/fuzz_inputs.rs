@@ -37,7 +37,7 @@
 //! | exit 101 (a panic), or killed by a signal (abort, segfault, stack overflow) | PANIC |
 //! | any other exit code (1: an internal or I/O error, or an `--audit` violation) | EXIT |
 //! | past the time limit | HANG |
-//! | past the time limit, with validate's own estimate of the work past it too (at rates measured on a 2-core machine, a little under them: run 0.5 us per job and policy or 0.25 us per start of a sliced job, 7 ns per byte of full logs; check 1 us per job and policy, 15 ns per byte it reads) | BIG (work the fuzzer cannot wait for; informational, not a hang) |
+//! | past the time limit, with validate's own estimate of the work past it too (at rates measured on a 2-core machine, a little under them: 0.25 ms per policy entry, then run 0.5 us per job and policy or 0.25 us per start of a sliced job, 7 ns per byte of full logs; check 1 us per job and policy, 15 ns per byte it reads) | BIG (work the fuzzer cannot wait for; informational, not a hang) |
 //! | RSS over the limit, an allocation refused by the address-space limit, or a file past the size limit (SIGXFSZ) | MEMORY |
 //! | `check` exits non-zero on the folder of `run --logs full` (run when validate and run both exit 0) | CHECK |
 //! | validate exits 0 and run 2, or validate 2 and run 0, on a scenario alone (no `--seed`, `--policy`, `--skip-bad-rows`; not for a trace's rows) | DISAGREE |

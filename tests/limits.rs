@@ -205,17 +205,19 @@ fn estimated_log_bytes(validate_stdout: &str) -> f64 {
 
 #[test]
 fn a_long_tenant_name_counts_in_the_log_estimate() {
-    // One tenant named with 100,000 bytes and one named `b`, 100 jobs of 1 s
-    // each on one worker: the long name is written in every row of jobs.csv,
+    // One tenant named with 100,000 bytes and 29 named `s00`..`s28`, 100
+    // jobs of 1 s each from the long-named one and 100 from the others, on
+    // one worker: the long name is written in every row of jobs.csv,
     // dispatches.csv and tenants.csv for its jobs (3 x 100 x 100 kB = 30 MB)
     // and in every tick's `completed` cell once one of its jobs has ended
     // (about 200 ticks: 20 MB more, and more in `waiting`). The estimate
-    // counted 10 bytes a name (90 kB); it must land within 2x of what is
-    // written.
+    // counted 10 bytes a name (90 kB), and the names' plain mean (3.3 kB)
+    // is 15x too little: half the jobs carry the long one. It must land
+    // within 2x of what is written.
     let dir = tempdir();
     let name = "x".repeat(100_000);
     let text = format!(
-        "workers: 1\nworkload:\n  - {{tenant: {name}, count: 100, service: 1s}}\n  - {{tenant: b, count: 100, service: 1s}}\n"
+        "workers: 1\nworkload:\n  - {{tenant: {name}, count: 100, service: 1s}}\n  - {{tenants: {{count: 29, prefix: s}}, count: 100, service: 1s}}\n"
     );
     let sc = write_scenario(dir.path(), "long.yaml", &text);
     let v = fairsim().arg("validate").arg(&sc).output().expect("runs");

@@ -26,15 +26,25 @@ pub fn log_bytes(sc: &Scenario, load: &OfferedLoad) -> f64 {
     // since one tenant named with 600 kB writes 600 kB in every tick it has work
     let mean_name = sc.tenants.name_bytes() as f64 / (sc.tenants.len().max(1) as f64);
     let name = (mean_name + 4.0).max(10.0);
+    // a job's row names its tenant: the names weighted by the jobs they send
+    // (one busy tenant with a long name writes it in every row of its jobs)
+    let traced: f64 = sc.traces.iter().map(|t| t.scan.rows as f64).sum();
+    let sent: f64 = (sc.workload.iter())
+        .map(|e| e.arrivals.expected_count() * sc.tenants.name(e.tenant).len() as f64)
+        .sum::<f64>()
+        + traced * mean_name;
+    let job_name = sent / jobs;
+    let active_name = name.max(job_name + 4.0);
     // tenants with work in a tick: those running, and as many waiting
     // (or, past that, as many as send a job in a tick: a backlogged run
     // has every sending tenant waiting)
     let active = tenants.min((2.0 * workers.min(jobs)).max(jobs / ticks));
     // the tenant and class series twice: per policy and gathered at the top
-    let per_tick = 60.0 + tenants * name + 2.0 * (active * (name + 30.0) + sc.classes.len() as f64 * 40.0);
+    let per_tick =
+        60.0 + tenants * name + 2.0 * (active * (active_name + 30.0) + sc.classes.len() as f64 * 40.0);
     // jobs.csv's row per job, dispatches.csv's per start: one per slice of
     // a sliced job (each policy may slice differently)
-    let (per_job, per_start) = (90.0, 40.0);
+    let (per_job, per_start) = (80.0 + job_name, 30.0 + job_name);
     let logs: f64 = sc
         .policies
         .iter()
