@@ -61,3 +61,23 @@ fn many_entries_merge_in_the_same_order_as_few() {
     // past the window merge's threshold (64 sources), with many exact ties
     check(400);
 }
+
+#[test]
+fn a_dense_entry_among_many_sparse_ones_merges_in_order() {
+    // one flood at 50/s beside 100 entries at 2/s: the windowed merge pulls
+    // the flood's many arrivals per window whole, in the same order
+    let mut s = String::from("seed: 3\nworkers: 4\nworkload:\n");
+    s += "  - {tenant: flood, arrivals: {poisson: 50/s, start: 5s, stop: 65s}, service: 1s}\n";
+    for i in 0..100 {
+        s += &format!("  - {{tenant: a{i}, arrivals: {{poisson: 2/s, stop: 80s}}, service: 1s}}\n");
+    }
+    s += "  - {tenant: burst, count: 9000, at: 30s, service: 1s}\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("t.yaml");
+    std::fs::write(&path, s + "policies: [fifo]\n").expect("write");
+    let sc = fairsim::scenario::load(&path).expect("loads");
+    let want = reference(&sc);
+    let got: Vec<Arrival> = ArrivalStream::new(&sc).collect();
+    assert_eq!(got.len(), want.len());
+    assert_eq!(got.iter().zip(&want).position(|(a, b)| a != b), None, "streams differ from there");
+}

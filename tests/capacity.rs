@@ -297,3 +297,29 @@ policies: [{{policy: reserve, class: urgent, workers: 1{preempt}}}]
     let err = validate_error(&text(", checkpoint: 1s"), "p.yaml");
     assert!(err.contains("`checkpoint` goes with `preempt: checkpoint`"), "{err}");
 }
+
+#[test]
+fn a_kill_frees_the_units_of_its_attempt_for_a_job_that_did_not_fit() {
+    // 2 workers, 4 cpu units, two 300 s jobs of 3 units each at 0: job 0
+    // starts, job 1 does not fit (3 + 3 > 4) and its tenant waits for units.
+    // At 93 s every worker is lost (kill): job 0's attempt stops and gives
+    // its 3 units back, and it goes to the back of the queue, behind job 1.
+    // At 112 s two workers return: job 1 starts (112 to 412), job 0 fits
+    // only after it (412 to 712). Before, the kill freed the units without
+    // waking the tenant parked as not fitting: both jobs stayed unfinished
+    // and `check` found job 0's start in dispatches.csv but not in jobs.csv.
+    let (cmp, _, jobs) = run_fifo(
+        "workers: 2
+resources: {cpu: 4}
+capacity: [{at: 93s, workers: 0, loss: kill}, {at: 112s, workers: 2}]
+workload:
+  - {tenant: A, count: 2, service: 5m, cost: {cpu: 3}}
+",
+    );
+    let job = |id: &str| jobs.iter().find(|j| j["job"] == id).expect("job row");
+    assert_eq!((secs(&job("1")["start"]), secs(&job("1")["finish"])), (112.0, 412.0));
+    assert_eq!((secs(&job("0")["start"]), secs(&job("0")["finish"])), (0.0, 712.0));
+    assert_eq!(job("0")["slices"], "2");
+    assert_eq!(col(&cmp, 0, "lost_work"), 93.0);
+    assert_eq!(col(&cmp, 0, "makespan"), 712.0);
+}

@@ -261,3 +261,56 @@ fn validate_counts_the_starts_of_jobs_run_in_slices() {
     let v = fairsim().arg("validate").arg(&whole).output().expect("runs");
     assert!(!String::from_utf8_lossy(&v.stdout).contains("starts:"));
 }
+
+#[test]
+fn services_whose_draws_would_pass_the_horizon_are_refused_by_validate_and_run() {
+    // The horizon is 2^53 us = 9,007,199,254.74 s. A draw past it stops the
+    // run mid-way, so a service law that draws past it more often than once
+    // in 10^9 jobs is refused where it is written.
+    // Exponential: P(S > H) = e^(-H / mean) <= 1e-9 needs mean <= H / ln(1e9)
+    // = 9,007,199,254.74 / 20.7233 = 434,641,881.5 s.
+    // Lognormal: its 1 - 1e-9 quantile is e^(mu + 5.998 sigma), bounded by
+    // e^(mu + 6 sigma); median 1e8 s and p99 1e9 s give sigma = ln(10) /
+    // 2.3263 = 0.9898 and e^(ln 1e8 + 5.939) = 3.79e10 s, past it; p99 5e8 s
+    // gives sigma 0.6918 and 6.35e9 s, inside.
+    let dir = tempdir();
+    let refused = [
+        ("{exponential: 434641882s}", "bad.yaml:3:", "draws past"),
+        ("{lognormal: {median: 100000000s, p99: 1000000000s}}", "bad.yaml:3:", "draws past"),
+    ];
+    for (service, place, words) in refused {
+        let text = format!("workers: 1\nworkload:\n  - {{tenant: A, count: 1, service: {service}}}\n");
+        let (code, err) = validate_text(dir.path(), &text);
+        assert_eq!(code, Some(2), "{service}: {err}");
+        assert!(err.contains(place) && err.contains(words), "{service}: {err}");
+        let sc = dir.path().join("bad.yaml");
+        let out = dir.path().join("out");
+        let run = fairsim().arg("run").arg(&sc).arg("--out").arg(&out).output().expect("run");
+        assert_eq!(run.status.code(), Some(2), "{service}");
+        let run_err = String::from_utf8_lossy(&run.stderr);
+        assert!(run_err.contains(place) && run_err.contains(words), "{service}: {run_err}");
+        assert!(!out.exists(), "no half-written output");
+    }
+    for service in ["{exponential: 434641881s}", "{lognormal: {median: 100000000s, p99: 500000000s}}"] {
+        let text = format!("workers: 1\nworkload:\n  - {{tenant: A, count: 1, service: {service}}}\n");
+        let (code, err) = validate_text(dir.path(), &text);
+        assert_eq!(code, Some(0), "{service}: {err}");
+    }
+}
+
+#[test]
+fn poisson_work_that_cannot_end_inside_simulated_time_is_refused_by_validate() {
+    // Poisson at 1/s for 10^6 s draws n ~ Poisson(10^6) jobs; fewer than
+    // n - 7 sqrt(n) = 993,000 come with a chance of about 1e-12. 993,000 jobs
+    // of 10,000 s on one worker end no sooner than 9.93e9 s, past the horizon
+    // (9.007e9 s): run would stop mid-way, so validate refuses it at its line.
+    // Stopped at 5 x 10^5 s (about 4.95e9 s of work) it is accepted.
+    let dir = tempdir();
+    let text = "workers: 1\nworkload:\n  - {tenant: A, arrivals: {poisson: 1/s, stop: 1000000s}, service: 10000s}\n";
+    let (code, err) = validate_text(dir.path(), text);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("bad.yaml:3") && err.contains("cannot finish before 9930000000 s"), "{err}");
+    let ok = "workers: 1\nworkload:\n  - {tenant: A, arrivals: {poisson: 1/s, stop: 500000s}, service: 10000s}\n";
+    let (code, err) = validate_text(dir.path(), ok);
+    assert_eq!(code, Some(0), "{err}");
+}

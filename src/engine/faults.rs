@@ -237,6 +237,8 @@ impl Engine<'_> {
             *free += c;
         }
         self.running_ended(t as TenantId);
+        // its units are free again: a job parked as not fitting may fit
+        self.unpark_no_fit();
         // the stopped attempt does not count as one (it shows in `slices`,
         // every start); a killed slice of a resumed attempt continues it
         let restarts_attempt = self.sliced.get(&slot).is_none_or(|s| s.done == 0);

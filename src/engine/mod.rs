@@ -489,6 +489,21 @@ impl<'s> Engine<'s> {
         Ok(())
     }
 
+    /// Freed resources may let a job that did not fit fit now: every tenant
+    /// parked for `no_fit` is claimable again. Called wherever an attempt
+    /// gives its resources back (a finish, a kill, a preemption).
+    #[inline]
+    pub(super) fn unpark_no_fit(&mut self) {
+        if !self.parked_no_fit.is_empty() {
+            for u in std::mem::take(&mut self.parked_no_fit) {
+                if self.loads[u as usize].parked == Some(Skip::NoFit) {
+                    self.loads[u as usize].parked = None;
+                    self.policy.unpark(u, &self.jobs, self.now);
+                }
+            }
+        }
+    }
+
     /// Ends the attempt running in `slot`: the job completes, fails, is
     /// retried or takes its next slice. `EXTRAS`: see [`Engine::uses_extras`].
     fn finish_attempt<const EXTRAS: bool>(&mut self, slot: Slot) -> Result<()> {
@@ -523,15 +538,7 @@ impl<'s> Engine<'s> {
             *free += c;
         }
         self.running_ended(t);
-        // freed resources may let a parked job fit now
-        if !self.parked_no_fit.is_empty() {
-            for u in std::mem::take(&mut self.parked_no_fit) {
-                if self.loads[u as usize].parked == Some(Skip::NoFit) {
-                    self.loads[u as usize].parked = None;
-                    self.policy.unpark(u, &self.jobs, now);
-                }
-            }
-        }
+        self.unpark_no_fit();
         // worker time beyond the job's service (a slowdown's), and the time
         // the whole attempt held workers so far: wasted if it fails
         let excess = ran.saturating_sub(self.jobs.get(slot).service);

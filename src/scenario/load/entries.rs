@@ -11,6 +11,11 @@ use crate::time::{parse_duration, parse_rate, to_secs_f64, Time, HORIZON, HORIZO
 
 /// z-score of the 99th percentile of the standard normal distribution.
 const Z_P99: f64 = 2.326_347_874_040_840_8;
+/// The standard normal's 1 - 10^-9 quantile (5.998), rounded up: a
+/// lognormal's draw past e^(mu + 6 sigma) is rarer than once in 10^9.
+const Z_RARE: f64 = 6.0;
+/// ln(10^9): an exponential draw past 20.7 means is rarer than once in 10^9.
+const RARE_LN: f64 = 20.723_265_836_946_41;
 
 /// Largest `declared: {factor}`: a job of up to the horizon (2^53 us) then
 /// declares at most 2^53 x 100 < 2^60 us, inside an i64 deficit with room.
@@ -348,6 +353,20 @@ impl Builder<'_> {
         }
     }
 
+    /// A lognormal whose draws pass the horizon more often than once in
+    /// 10^9 (its 1 - 10^-9 quantile, e^(mu + 6 sigma), past it) is refused,
+    /// as such a draw stops the run.
+    fn lognormal_tail<T>(&self, mu: f64, sigma: f64, at: &Spanned<T>) -> Result<()> {
+        let q = (mu + Z_RARE * sigma).exp();
+        if q.is_nan() || q > to_secs_f64(HORIZON) {
+            return Err(self.err_at(
+                at,
+                format!("this lognormal draws past {HORIZON_TEXT} more often than once in 10^9 jobs (e^(mu + 6 sigma) = {q:.3e} s); lower its median or p99"),
+            ));
+        }
+        Ok(())
+    }
+
     pub(super) fn build_service(&self, s: &Spanned<RawService>) -> Result<ServiceSpec> {
         let map = match &s.value {
             RawService::Constant(d) => {
@@ -375,7 +394,19 @@ impl Builder<'_> {
             return Ok(ServiceSpec::Constant(self.dur(c, "constant")?));
         }
         if let Some(e) = &map.exponential {
-            return Ok(ServiceSpec::Exponential { mean: self.pos_dur(e, "exponential")? });
+            let mean = self.pos_dur(e, "exponential")?;
+            // a draw past the horizon stops the run: it must be rarer than 1
+            // in 10^9, P(S > H) = e^(-H / mean)
+            if to_secs_f64(mean) * RARE_LN > to_secs_f64(HORIZON) {
+                return Err(self.err_at(
+                    e,
+                    format!(
+                        "an exponential service of mean {} s draws past {HORIZON_TEXT} more often than once in 10^9 jobs (the mean must be at most 1/{RARE_LN:.1} of it); lower the mean",
+                        crate::time::fmt_secs(mean)
+                    ),
+                ));
+            }
+            return Ok(ServiceSpec::Exponential { mean });
         }
         if let Some(u) = &map.uniform {
             let min = self.dur(&u.value.min, "min")?;
@@ -397,7 +428,9 @@ impl Builder<'_> {
                     return Err(self.err_at(p99, "lognormal `p99` must be greater than `median`"));
                 }
                 let (ms, ps) = (to_secs_f64(m), to_secs_f64(p));
-                Ok(ServiceSpec::LogNormal { mu: ms.ln(), sigma: (ps.ln() - ms.ln()) / Z_P99 })
+                let (mu, sigma) = (ms.ln(), (ps.ln() - ms.ln()) / Z_P99);
+                self.lognormal_tail(mu, sigma, p99)?;
+                Ok(ServiceSpec::LogNormal { mu, sigma })
             }
             (None, None, Some(mu), Some(sigma)) => {
                 if !mu.value.is_finite() {
@@ -414,6 +447,7 @@ impl Builder<'_> {
                         format!("this lognormal's p99, e^(mu + 2.33 sigma) = {p99:.3e} s, is past {HORIZON_TEXT}; lower mu or sigma"),
                     ));
                 }
+                self.lognormal_tail(mu.value, sigma.value, mu)?;
                 Ok(ServiceSpec::LogNormal { mu: mu.value, sigma: sigma.value })
             }
             _ => Err(self.err_at(

@@ -129,7 +129,9 @@ pub fn select_policies(sc: &mut Scenario, names: &[String], inline: Vec<PolicySp
 /// most workers the run ever has could finish before the horizon, so the
 /// run would stop at a start past it. Decided by the scenario alone, so
 /// `validate` says it where `run` would fail mid-way. A lower bound only:
-/// drawn counts and services, retries and slowdowns are left out, and
+/// drawn services, retries and slowdowns are left out, a Poisson entry with
+/// a `stop` counts n - 7 sqrt(n) of its expected n jobs (fewer come with a
+/// chance of about 1e-12), and
 /// nothing is judged where work may not run at all (admission rules, jobs
 /// with deadlines) or run shorter (a slowdown below 1).
 pub(super) fn check_makespan(sc: &Scenario) -> Result<()> {
@@ -152,6 +154,15 @@ pub(super) fn check_makespan(sc: &Scenario) -> Result<()> {
             ArrivalSpec::Batch { count, at } => (count, at),
             ArrivalSpec::Every { every, start, stop, count } if stop.is_some() || count.is_some() => {
                 let by_time = stop.map_or(u64::MAX, |t| t.saturating_sub(start) / every.max(1) + 1);
+                (count.unwrap_or(u64::MAX).min(by_time), start)
+            }
+            ArrivalSpec::Poisson { rate, start, stop, count } if stop.is_some() || count.is_some() => {
+                // a count is exact; a stop draws Poisson(n) jobs, at least
+                // n - 7 sqrt(n) but with a chance of about 1e-12
+                let by_time = stop.map_or(u64::MAX, |t| {
+                    let n = rate * crate::time::to_secs_f64(t.saturating_sub(start));
+                    (n - 7.0 * n.sqrt()).max(0.0) as u64
+                });
                 (count.unwrap_or(u64::MAX).min(by_time), start)
             }
             _ => continue,
