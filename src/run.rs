@@ -158,8 +158,9 @@ fn run_engine(
             Dispatcher::build(sc, spec, t, Rc::clone(&counted)).map_err(|e| policy_error(sc, spec, e))?,
         ),
     };
-    let mut engine =
-        Engine::new(sc, policy, spec.spare, log_dir)?.with_slicing(spec.slice).with_cap_delay(spec.cap_delay);
+    let mut engine = Engine::new(sc, policy, spec.spare, log_dir)?
+        .with_slicing(spec.slice)
+        .with_cap_delay(spec.cap_delay, spec.cap_refuse_each);
     if audit {
         engine = engine.with_audit();
     }

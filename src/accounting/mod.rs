@@ -244,6 +244,15 @@ impl Recorder {
         }
     }
 
+    /// The job just queued (and routed) comes back with an earlier
+    /// claimable time than jobs queued before it: the oldest-age queues of
+    /// the logs take it in its place.
+    pub fn put_in_place(&mut self, job: &Job) {
+        if let Some(l) = self.logs.as_mut() {
+            l.put_in_place(job);
+        }
+    }
+
     /// A topology placed the job in `job.queue` (after `on_queued`).
     pub fn on_routed(&mut self, job: &Job, slot: Slot) {
         if let Some(l) = self.logs.as_mut() {

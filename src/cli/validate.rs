@@ -93,6 +93,11 @@ pub fn execute(path: &Path) -> Result<()> {
     if starts > 1.5 * runs {
         println!("  starts: about {starts:.0} for all policies (jobs run in slices; each start is an event)");
     }
+    // `on_cap: {refuse: each}` refuses every claim at a cap: each an event, as a start is
+    let refusals: f64 = sc.policies.iter().map(|p| sc.for_run(p).expected_refusals(p)).sum();
+    if refusals > 0.0 {
+        println!("  refusals: about {refusals:.0} for all policies (on_cap refuse: each; at most, each capped job once per delay while it waits)");
+    }
     if let Some(w) = load.warning() {
         eprintln!("{}", style::paint(&w));
     }

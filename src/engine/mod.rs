@@ -103,9 +103,16 @@ pub struct Engine<'s> {
     /// entry sets none.
     run_slice: Option<crate::model::Slicing>,
     /// `on_cap: {delay}`: a job refused at its tenant's cap comes back this
-    /// much later; the refused jobs waiting it out, by (time, job id, slot).
+    /// much later; the refused jobs waiting it out, by (time, job id, slot,
+    /// the claimable time it comes back with).
     cap_delay: Option<Time>,
-    delayed: std::collections::BinaryHeap<std::cmp::Reverse<(Time, u64, Slot)>>,
+    delayed: std::collections::BinaryHeap<std::cmp::Reverse<(Time, u64, Slot, Time)>>,
+    /// `on_cap: {refuse: each}`: every claim at the cap is refused, and a
+    /// refused job comes back in its place (see [`Engine::delay_refused`]).
+    refuse_each: bool,
+    /// Refused jobs waiting out their delay, per tenant (the log lists
+    /// these tenants `delayed`).
+    delayed_tenants: std::collections::BTreeMap<TenantId, u64>,
     now: Time,
     jobs: JobTable,
     loads: Vec<TenantLoad>,
@@ -165,6 +172,8 @@ impl<'s> Engine<'s> {
             run_slice: None,
             cap_delay: None,
             delayed: std::collections::BinaryHeap::new(),
+            refuse_each: false,
+            delayed_tenants: std::collections::BTreeMap::new(),
             now: 0,
             jobs: JobTable::default(),
             loads,
@@ -208,9 +217,11 @@ impl<'s> Engine<'s> {
     }
 
     /// A job refused at its tenant's cap becomes claimable again `d` later
-    /// (a policy entry's `on_cap: {delay}`), not when the cap frees.
-    pub fn with_cap_delay(mut self, d: Option<Time>) -> Self {
+    /// (a policy entry's `on_cap: {delay}`), not when the cap frees;
+    /// `each`: every claim at the cap is refused (`refuse: each`).
+    pub fn with_cap_delay(mut self, d: Option<Time>, each: bool) -> Self {
         self.cap_delay = d;
+        self.refuse_each = each && d.is_some();
         for l in &mut self.loads {
             l.delay_refusal = d.is_some();
         }

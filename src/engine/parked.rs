@@ -70,10 +70,8 @@ impl Engine<'_> {
             l.parked.filter(|_| l.queued > 0).map(|r| (t, r))
         });
         // a job refused at the cap, now waiting out its `on_cap` delay
-        let mut delayed: Vec<TenantId> = self.delayed.iter().map(|r| self.jobs.get(r.0 .2).tenant).collect();
-        delayed.sort_unstable();
-        delayed.dedup();
-        self.rec.on_still_parked(parked.chain(delayed.into_iter().map(|t| (t, Skip::Delayed))));
+        let delayed = self.delayed_tenants.keys().map(|&t| (t, Skip::Delayed));
+        self.rec.on_still_parked(parked.chain(delayed));
     }
 
     /// A running attempt of tenant `t` ended: below its cap again, the
@@ -103,15 +101,25 @@ impl Engine<'_> {
     /// claimable again one delay later (the SQL claim's `available_at`). To
     /// the policy the refused claim is a claim that ended at once, as a
     /// stopped attempt is.
+    ///
+    /// Under `refuse: each` the tenant stays claimable, so the next claim
+    /// of its jobs is refused too (the worker's loop claims again at once,
+    /// or after the refusal's cost), and the job comes back with the
+    /// claimable time it had: a refused row keeps its `created_at`, so
+    /// `ORDER BY priority, created_at` puts it back in its place.
     pub(super) fn delay_refused(&mut self, slot: Slot) {
         let d = self.cap_delay.expect("only under on_cap: {delay}");
         let now = self.now;
         let job = self.jobs.get_mut(slot);
+        let back_as = if self.refuse_each { job.ready } else { now + d };
         // a later `ready` also retires the job's entries in the logs' oldest-age queues
         job.ready = now + d;
         let (t, seq) = (job.tenant as usize, job.seq);
         self.loads[t].queued -= 1;
         self.queued_total -= 1;
+        if self.refuse_each {
+            self.loads[t].delay_refusal = true;
+        }
         if self.placed {
             // the queue and pool that made the refused claim are the ones to free,
             // not those of the job's last attempt
@@ -131,18 +139,40 @@ impl Engine<'_> {
         }
         let job = self.jobs.get(slot);
         self.rec.on_withdrawn(job, self.loads[t].queued);
-        self.delayed.push(std::cmp::Reverse((now + d, seq, slot)));
+        self.delayed.push(std::cmp::Reverse((now + d, seq, slot, back_as)));
+        *self.delayed_tenants.entry(t as TenantId).or_default() += 1;
     }
 
     /// Puts back the refused jobs whose `on_cap` delay ends now.
     pub(super) fn end_delays(&mut self) {
-        while let Some(&std::cmp::Reverse((at, _, slot))) = self.delayed.peek() {
+        while let Some(&std::cmp::Reverse((at, _, slot, back_as))) = self.delayed.peek() {
             if at > self.now {
                 break;
             }
             self.delayed.pop();
-            self.enqueue(slot);
+            let job = self.jobs.get_mut(slot);
+            let t = job.tenant;
+            if let std::collections::btree_map::Entry::Occupied(mut e) = self.delayed_tenants.entry(t) {
+                *e.get_mut() -= 1;
+                if *e.get() == 0 {
+                    e.remove();
+                }
+            }
+            if back_as == job.ready {
+                self.enqueue(slot);
+            } else {
+                job.ready = back_as;
+                self.enqueue_in_place(slot);
+            }
         }
+    }
+
+    /// Queues the job in `slot`, which comes back from a refusal with an
+    /// earlier claimable time than the jobs queued since: the policy orders
+    /// it by that time, and the logs' oldest-age queues take it in its place.
+    fn enqueue_in_place(&mut self, slot: Slot) {
+        self.enqueue(slot);
+        self.rec.put_in_place(self.jobs.get(slot));
     }
 
     /// Files tenants the gate just parked under their reason.

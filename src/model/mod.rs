@@ -10,6 +10,7 @@ pub mod costs;
 pub mod faults;
 pub mod objectives;
 pub mod policy;
+mod refusals;
 pub mod tenants;
 pub mod topology;
 pub mod trace;

@@ -45,6 +45,11 @@ pub struct PolicySpec {
     /// not claimable again for this long (the priority-classes article's
     /// SQL), instead of the moment a running job of its tenant ends.
     pub cap_delay: Option<Time>,
+    /// `on_cap: {delay, refuse: each}`: every claim of a job whose tenant
+    /// is at its cap is refused and delays that job (a SQL worker's loop,
+    /// which refuses each capped row in turn until it finds one it may
+    /// run); `false` (`refuse: first`): one refusal per stretch at the cap.
+    pub cap_refuse_each: bool,
     /// The admission rules of this run (`admission:` on the entry): the
     /// scenario's, none, or a named set.
     pub admission: super::AdmissionChoice,

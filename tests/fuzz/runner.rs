@@ -323,8 +323,8 @@ pub fn execute(s: &Settings, case: &Case, timeout: Duration) -> Vec<Outcome> {
 /// (0.26 us measured over 40 million 1 ms slices); per byte of full logs
 /// 7 ns to write them (6-9 ns measured) and 15 ns for `check` to read and
 /// judge them (17-18 ns measured on 290-435 MB folders). From validate's
-/// `policies:`, `in all: about N jobs`, `starts: about N` and `full logs:
-/// about X MB` lines. An infinite loop's estimate is far below the limit,
+/// `policies:`, `in all: about N jobs`, `starts: about N`, `refusals:
+/// about N` (0.5 us each, as a job) and `full logs: about X MB` lines. An infinite loop's estimate is far below the limit,
 /// so it stays a HANG.
 struct Work {
     run: Duration,
@@ -332,7 +332,7 @@ struct Work {
 }
 
 fn estimated_work(validate_out: &str) -> Work {
-    let (mut jobs, mut starts, mut bytes, mut policies) = (0.0, 0.0, 0.0, 1.0);
+    let (mut jobs, mut starts, mut bytes, mut policies, mut refusals) = (0.0, 0.0, 0.0, 1.0, 0.0);
     for line in validate_out.lines().map(str::trim) {
         if let Some(rest) = line.strip_prefix("policies: ") {
             policies = rest.matches("), ").count() as f64 + 1.0;
@@ -345,6 +345,9 @@ fn estimated_work(validate_out: &str) -> Work {
         }
         if let Some(rest) = line.strip_prefix("starts: about ") {
             starts = first(rest);
+        }
+        if let Some(rest) = line.strip_prefix("refusals: about ") {
+            refusals = first(rest);
         }
         if let Some(rest) = line.strip_prefix("full logs: about ") {
             let mut w = rest.split_whitespace();
@@ -359,7 +362,8 @@ fn estimated_work(validate_out: &str) -> Work {
             bytes = n * unit;
         }
     }
-    let events = f64::max(jobs * policies * 0.5e-6, starts * 0.25e-6);
+    // a refused claim: a pick, a delay and a return, about a start's work
+    let events = f64::max(jobs * policies * 0.5e-6, starts * 0.25e-6) + refusals * 0.5e-6;
     Work {
         run: Duration::from_secs_f64(policies * 0.25e-3 + events + bytes * 7e-9),
         check: Duration::from_secs_f64(policies * 0.25e-3 + jobs * policies * 1e-6 + bytes * 15e-9),

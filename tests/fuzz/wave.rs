@@ -494,9 +494,16 @@ fn policy_extra(g: G, topologies: bool, sets: bool, capacity: bool) -> BoxedStra
     };
     let on_cap = noisy(
         g,
-        prop_oneof![1 => Just("hold".to_string()), 3 => small_dur(g).prop_map(|d| format!("{{delay: {d}}}"))]
-            .boxed(),
-        pick(&["{delay: 0s}", "delay", "{delay: -1s}", "{wait: 1s}", "\"\""]),
+        prop_oneof![
+            1 => Just("hold".to_string()),
+            3 => small_dur(g).prop_map(|d| format!("{{delay: {d}}}")),
+            // a microsecond's delay under `each` refuses a capped job every
+            // microsecond it waits: validate must count that work
+            2 => (prop_oneof![4 => small_dur(g), 1 => Just("1us".to_string()).boxed()], pick(&["each", "first"]))
+                .prop_map(|(d, r)| format!("{{delay: {d}, refuse: {r}}}")),
+        ]
+        .boxed(),
+        pick(&["{delay: 0s}", "delay", "{delay: -1s}", "{wait: 1s}", "\"\"", "{refuse: each}", "{delay: 1s, refuse: all}"]),
     );
     let admission = if sets {
         noisy(g, pick(&["none", "s0", "s1"]), pick(&["nope", "\"\""]))

@@ -84,6 +84,14 @@ impl Logs {
         self.series.on_queued(job, slot);
     }
 
+    /// See [`crate::accounting::Recorder::put_in_place`].
+    pub fn put_in_place(&mut self, job: &Job) {
+        self.series.put_in_place(job);
+        if let Some(q) = self.queues.as_mut() {
+            q.put_in_place(job);
+        }
+    }
+
     pub fn on_refused(&mut self, job: &Job, rule: &str, deferred: bool) {
         self.refused.insert(job.seq, rule.to_string());
         self.ticks.on_refused(job.tenant, deferred);

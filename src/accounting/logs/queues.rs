@@ -62,6 +62,11 @@ impl QueueSeries {
         self.touch(q);
     }
 
+    /// The job just queued goes to its place by claimable time.
+    pub fn put_in_place(&mut self, job: &Job) {
+        super::series::in_place(&mut self.oldest[job.queue as usize]);
+    }
+
     pub fn on_start(&mut self, job: &Job) {
         let q = job.queue as usize;
         self.queued[q] -= 1;

@@ -80,6 +80,12 @@ impl Series {
         self.touch(job.tenant);
     }
 
+    /// The job just queued goes to its place by claimable time.
+    pub fn put_in_place(&mut self, job: &Job) {
+        in_place(self.oldest.get_mut(job.tenant as usize));
+        in_place(&mut self.class_oldest[job.class as usize]);
+    }
+
     pub fn on_start(&mut self, job: &Job) {
         self.class_queued[job.class as usize] -= 1;
         self.class_running[job.class as usize] += 1;
@@ -152,6 +158,16 @@ impl Series {
     pub fn flush(&mut self) -> std::io::Result<()> {
         self.tenants.flush()?;
         self.classes.flush()
+    }
+}
+
+/// Moves the entry at the back of `q` to its place by claimable time
+/// (after the entries of equal time; entries are pushed in claimable order
+/// otherwise, so `q` stays sorted).
+pub(super) fn in_place(q: &mut ClaimQueue) {
+    if let Some(e) = q.pop_back() {
+        let i = q.partition_point(|x| x.2 <= e.2);
+        q.insert(i, e);
     }
 }
 

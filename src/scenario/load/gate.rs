@@ -43,6 +43,17 @@ pub(super) fn check_inline(sc: &Scenario, inline: &[String], specs: &[PolicySpec
 fn check(sc: &Scenario, spec: &PolicySpec) -> std::result::Result<(), ParamError> {
     let run_sc = sc.for_run(spec);
     let sc: &Scenario = &run_sc;
+    // each refused claim is an event, as a start is: they count in the same limit
+    let refusals = sc.expected_refusals(spec);
+    if refusals > super::MAX_JOBS as f64 {
+        return Err(ParamError {
+            param: None,
+            message: format!(
+                "`on_cap: {{refuse: each}}` would refuse about {refusals:.3e} claims (each capped job once per delay while it waits); fairsim simulates at most {} events of a kind per run, so use a longer `delay`, `refuse: first`, or fewer capped jobs",
+                super::MAX_JOBS
+            ),
+        });
+    }
     match sc.run_topology() {
         Some(TopologySpec { planner: Some(p), .. }) => {
             Planner::build(sc, spec, p, Default::default()).map(drop)

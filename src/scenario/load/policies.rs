@@ -241,7 +241,7 @@ impl Builder<'_> {
                 "label" => spec.label = self.label(value)?.to_string(),
                 "spare" => spec.spare = self.spare(value)?,
                 "topology" => spec.topology = Some(self.topology_of(value)?),
-                "on_cap" => spec.cap_delay = self.on_cap(value)?,
+                "on_cap" => (spec.cap_delay, spec.cap_refuse_each) = self.on_cap(value)?,
                 "admission" => spec.admission = self.admission_of(value)?,
                 "slice" => {
                     let s = self.run_duration(value, "slice", true)?;
@@ -271,17 +271,48 @@ impl Builder<'_> {
         Ok(spec)
     }
 
-    /// `on_cap: hold` (the default) or `on_cap: {delay: 5s}`.
-    fn on_cap(&self, v: &Spanned<RawValue>) -> Result<Option<Time>> {
-        match &v.value {
-            RawValue::Scalar(t) if t.text == "hold" => Ok(None),
-            RawValue::Map(m) if m.len() == 1 && m[0].0.value == "delay" => {
-                Ok(Some(self.run_duration(&m[0].1, "on_cap.delay", true)?))
-            }
-            _ => Err(self.err_at(
+    /// `on_cap: hold` (the default), `on_cap: {delay: 5s}` or `on_cap:
+    /// {delay: 5s, refuse: each}`: the delay, and whether every claim at
+    /// the cap is refused (`each`) or one per stretch (`first`).
+    fn on_cap(&self, v: &Spanned<RawValue>) -> Result<(Option<Time>, bool)> {
+        let bad = || {
+            self.err_at(
                 v,
-                format!("`on_cap: {}` is not valid; write `hold` (wait in place until the cap frees) or `{{delay: 5s}}` (back to the queue for 5 s)", show(&v.value)),
-            )),
+                format!("`on_cap: {}` is not valid; write `hold` (wait in place until the cap frees), `{{delay: 5s}}` (the refused job back to the queue 5 s later) or `{{delay: 5s, refuse: each}}` (every claim at the cap refused, as a SQL worker's loop does)", show(&v.value)),
+            )
+        };
+        let m = match &v.value {
+            RawValue::Scalar(t) if t.text == "hold" => return Ok((None, false)),
+            RawValue::Map(m) => m,
+            _ => return Err(bad()),
+        };
+        let (mut delay, mut each) = (None, false);
+        for (k, value) in m {
+            match k.value.as_str() {
+                "delay" => delay = Some(self.run_duration(value, "on_cap.delay", true)?),
+                "refuse" => {
+                    each = match &value.value {
+                        RawValue::Scalar(t) if t.text == "each" => true,
+                        RawValue::Scalar(t) if t.text == "first" => false,
+                        _ => {
+                            return Err(self.err_at(
+                                value,
+                                format!("`on_cap.refuse: {}` is not valid; write `first` (one refused claim per stretch at the cap, the default) or `each` (every claim of a capped tenant's job refused in turn)", show(&value.value)),
+                            ))
+                        }
+                    }
+                }
+                other => {
+                    return Err(self.err_at(
+                        k,
+                        format!("unknown key `{other}` in `on_cap`; expected `delay` and optionally `refuse` (e.g. `{{delay: 500ms, refuse: each}}`)"),
+                    ))
+                }
+            }
+        }
+        match delay {
+            Some(d) => Ok((Some(d), each)),
+            None => Err(bad()),
         }
     }
 
