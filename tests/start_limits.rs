@@ -1,4 +1,5 @@
-//! Rate limits on starts: a pool's `limiter:` holds jobs
+//! Rate limits on starts: a pool's `limiter:` (and the default pool's
+//! top-level one, and `start_limits:` of groups of tenants) holds jobs
 //! claimable while it allows no start, logs them `rate_limited` and wakes
 //! the pool when it allows one. Each answer is derived by hand in the
 //! test's comment (1 s ticks: a dispatch at t falls in tick floor(t) + 1).
@@ -137,5 +138,113 @@ fn a_bad_limiter_is_refused_at_its_line_and_column() {
     assert!(msg.contains("z.yaml:6:") && msg.contains("at least 1"), "{msg}");
     let batched = "workers: 1\nworkload:\n  - {tenant: T, count: 1, service: 1s}\ntopologies:\n  t:\n    pools: [{name: p, workers: 1, queues: [default], batch: 2, limiter: {max: 1, duration: 1s}}]\npolicies: [{policy: fifo, topology: t}]\n";
     let msg = validate_error(batched, "b.yaml");
+    assert!(msg.contains("b.yaml:6:") && msg.contains("batch"), "{msg}");
+}
+
+/// Starts of a one-policy run of `text` (label `label`) by job id, after
+/// `fairsim check` passed on its folder (run_yaml runs with the audit on).
+fn checked_starts(text: &str, label: &str) -> (Vec<f64>, Vec<String>) {
+    let (_d, out) = run_yaml(text, &["--no-plots", "--logs", "full"]);
+    let check = fairsim().arg("check").arg(&out).output().expect("check runs");
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+    let mut rows = read_csv(&out.join(label).join("jobs.csv"));
+    rows.sort_by_key(|j| j["job"].parse::<u64>().expect("job id"));
+    let skipped = read_csv(&out.join(label).join("ticks.csv")).iter().map(|r| r["skipped"].clone()).collect();
+    (rows.iter().map(|r| secs(&r["start"])).collect(), skipped)
+}
+
+#[test]
+fn the_default_pool_takes_a_top_level_limiter() {
+    // The first test's case without a topology: 8 workers, top-level
+    // {max: 2, duration: 1s}, five 0.1 s jobs at 0: starts 0, 0, 1, 1, 2,
+    // T passed over `rate_limited` in ticks 1 and 2
+    let (got, skipped) = checked_starts(
+        "workers: 8
+limiter: {max: 2, duration: 1s}
+workload:
+  - {tenant: T, count: 5, service: 100ms}
+policies: [fifo]
+",
+        "fifo",
+    );
+    assert_eq!(got, [0.0, 0.0, 1.0, 1.0, 2.0]);
+    assert_eq!(skipped[..3], ["T:rate_limited", "T:rate_limited", ""]);
+}
+
+/// 4 workers; A's two 0.1 s jobs (0, 1), B's one (2), C's two (3, 4), all
+/// at 0, fifo; `limits` is the `start_limits:` list.
+fn shared(limits: &str) -> String {
+    format!(
+        "workers: 4
+start_limits:
+{limits}workload:
+  - {{tenant: A, count: 2, service: 100ms}}
+  - {{tenant: B, count: 1, service: 100ms}}
+  - {{tenant: C, count: 2, service: 100ms}}
+policies: [fifo]
+"
+    )
+}
+
+#[test]
+fn a_start_limit_shared_by_two_tenants_counts_both() {
+    // A and B share {max: 1, duration: 1s} (a downstream API's allowance),
+    // C is not limited. 0: job 0 (A) opens the window [0, 1) and starts;
+    // job 1 (A) finds it full: A is set aside; job 2 (B) too; C's jobs 3
+    // and 4 start on the idle workers. 1: the window has closed, A and B
+    // are claimable: job 1 (the older) opens [1, 2) and starts; job 2 is
+    // set aside again until 2. Starts 0, 1, 2, 0, 0; the log passes A and
+    // B over `rate_limited` in tick 1, B in tick 2.
+    let (got, skipped) =
+        checked_starts(&shared("  - {tenants: [A, B], limiter: {max: 1, duration: 1s}}\n"), "fifo");
+    assert_eq!(got, [0.0, 1.0, 2.0, 0.0, 0.0]);
+    assert_eq!(skipped[..3], ["A:rate_limited B:rate_limited", "B:rate_limited", ""]);
+    // one limiter each (per tenant): B's job has its own window and starts at 0
+    let (got, _) = checked_starts(
+        &shared("  - {tenants: [A], limiter: {max: 1, duration: 1s}}\n  - {tenants: [B], limiter: {max: 1, duration: 1s}}\n"),
+        "fifo",
+    );
+    assert_eq!(got, [0.0, 1.0, 0.0, 0.0, 0.0]);
+}
+
+#[test]
+fn a_tenants_start_limit_holds_across_a_topologys_pools() {
+    // A's jobs go to qa (pool pa), B's to qb (pool pb), 2 workers each; A
+    // and B share {max: 1, duration: 1s}. Each window takes one start from
+    // either pool: A's first at 0, then (A set aside before B, so let go
+    // first) A's second at 1, B's at 2 and 3, with workers idle in both pools.
+    let (got, _) = checked_starts(
+        "workers: 4
+start_limits:
+  - {tenants: [A, B], limiter: {max: 1, duration: 1s}}
+workload:
+  - {tenant: A, count: 2, service: 100ms}
+  - {tenant: B, count: 2, service: 100ms}
+topologies:
+  t:
+    queues: [qa, qb]
+    route: [{tenant: A, to: qa}, {to: qb}]
+    pools: [{name: pa, workers: 2, queues: [qa]}, {name: pb, workers: 2, queues: [qb]}]
+policies: [{policy: fifo, topology: t, label: limited}]
+",
+        "limited",
+    );
+    assert_eq!(got, [0.0, 1.0, 2.0, 3.0]);
+}
+
+#[test]
+fn bad_start_limits_are_refused_at_their_place() {
+    let base = "workers: 1\nworkload:\n  - {tenant: A, count: 1, service: 1s}\n  - {tenant: B, count: 1, service: 1s}\n";
+    let twice = format!("{base}start_limits:\n  - {{tenants: [A], limiter: {{max: 1, duration: 1s}}}}\n  - {{tenants: [B, A], limiter: {{max: 1, duration: 1s}}}}\n");
+    let msg = validate_error(&twice, "t.yaml");
+    assert!(msg.contains("t.yaml:7:") && msg.contains("already in start limit 1"), "{msg}");
+    let unknown = format!("{base}start_limits:\n  - {{tenants: [Z], limiter: {{max: 1, duration: 1s}}}}\n");
+    let msg = validate_error(&unknown, "u.yaml");
+    assert!(msg.contains("u.yaml:6:") && msg.contains("`Z`"), "{msg}");
+    let top = format!("{base}limiter: {{max: 0, duration: 1s}}\n");
+    let msg = validate_error(&top, "z.yaml");
+    assert!(msg.contains("z.yaml:5:") && msg.contains("at least 1"), "{msg}");
+    let batched = format!("{base}start_limits:\n  - {{tenants: [A], limiter: {{max: 1, duration: 1s}}}}\ntopologies:\n  t:\n    pools: [{{name: p, workers: 1, queues: [default], batch: 2}}]\npolicies: [{{policy: fifo, topology: t}}]\n");
+    let msg = validate_error(&batched, "b.yaml");
     assert!(msg.contains("b.yaml:6:") && msg.contains("batch"), "{msg}");
 }

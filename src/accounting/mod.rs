@@ -301,6 +301,14 @@ impl Recorder {
         }
     }
 
+    /// Every tenant with jobs waiting is passed over for `reason` (a start
+    /// limit that holds the whole pool back).
+    pub fn skip_waiting(&mut self, reason: Skip) {
+        if let Some(l) = self.logs.as_mut() {
+            l.skip_waiting(reason);
+        }
+    }
+
     /// Whether skips are written (full logs).
     #[inline]
     pub fn logs_skips(&self) -> bool {

@@ -216,10 +216,13 @@ pub fn caps(run: &Run) -> RuleResult {
                 }
             }
             Spare::Lend => {
-                if run.sc.run_topology().is_some() || !run.sc.resources.is_empty() || spec.cap_delay.is_some()
+                if run.sc.run_topology().is_some()
+                    || !run.sc.resources.is_empty()
+                    || spec.cap_delay.is_some()
+                    || run.sc.limits_starts()
                 {
                     return Ok(Verdict::Skipped(
-                        "spare: lend with a topology, resources or on_cap: whether another tenant was claimable depends on state jobs.csv does not give".into(),
+                        "spare: lend with a topology, resources, on_cap or start limits: whether another tenant was claimable depends on state jobs.csv does not give".into(),
                     ));
                 }
                 let running = &ts.running[t];

@@ -28,6 +28,9 @@ fn why_not(run: &Run) -> Option<String> {
     if spec.cap_delay.is_some() {
         return Some("on_cap delays a capped tenant's jobs".into());
     }
+    if sc.limits_starts() {
+        return Some("a start limit holds claimable jobs back while workers idle".into());
+    }
     if sc.tenants.any_cap() && spec.spare == Spare::Hold {
         return Some("caps with spare: hold may hold work".into());
     }

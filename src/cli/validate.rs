@@ -78,8 +78,13 @@ pub fn execute(path: &Path) -> Result<()> {
             }
         }
     }
-    if let Some(d) = describe_dispatch(&sc.costs, None) {
+    if let Some(d) = describe_dispatch(&sc.costs, sc.limiter.as_ref()) {
         println!("  default pool: {d}");
+    }
+    for g in &sc.start_limits {
+        let names: Vec<String> = g.tenants.iter().map(|&t| sc.tenants.name(t).into_owned()).collect();
+        let limit = describe_dispatch(&crate::model::Costs::default(), Some(&g.limit)).unwrap_or_default();
+        println!("  start limit of {}: {limit}", names.join(", "));
     }
     let load = OfferedLoad::of(&sc);
     for line in load.lines() {

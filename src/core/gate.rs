@@ -2,6 +2,7 @@
 //! checked for the job a policy proposes. Policies never enforce caps.
 
 use crate::model::{Res, TenantId, MAX_RESOURCES};
+use crate::time::Time;
 
 use super::job::{Job, Slot};
 
@@ -27,8 +28,8 @@ pub enum Skip {
     NotBefore,
     /// A reserve or band holds the capacity for another class.
     Reserved,
-    /// Its jobs wait in a queue whose pool's start limiter (`limiter:`)
-    /// allows no start now.
+    /// Its jobs wait in a queue whose pool's start limiter (`limiter:`), or
+    /// its group's (`start_limits:`), allows no start now.
     RateLimited,
 }
 
@@ -64,10 +65,25 @@ pub struct TenantLoad {
     /// per stretch at the cap: its later jobs wait in place, as under `hold`,
     /// so that only the refused job is delayed). Reset when the cap frees.
     pub delay_refusal: bool,
+    /// `start_limits:`: 1 + the index of the group whose limiter counts
+    /// this tenant's starts; 0 for none.
+    pub limited: u32,
     /// Jobs completed so far. Counted here, beside the counters a finish
     /// updates anyway, rather than in a recorder array: with 100,000 tenants
     /// that would be one more cache miss per job.
     pub completed: u64,
+}
+
+/// The start limiters of groups of tenants (`start_limits:`), as the gate
+/// sees them: a start is counted when allowed; when not, the group sets the
+/// tenant aside until its limiter allows one again.
+pub trait StartCounter {
+    /// Whether a job counted by group `group` may start at `now`; when it
+    /// may, the start is counted.
+    fn try_start(&mut self, group: u32, now: Time) -> bool;
+    /// The group refused a start of `tenant`'s job, which it had not set
+    /// aside yet: it sets the tenant aside until it allows a start.
+    fn set_aside(&mut self, group: u32, tenant: TenantId);
 }
 
 /// The engine's answer to "may this job start now?", handed to a policy's `pick`.
@@ -85,6 +101,9 @@ pub struct Gate<'a> {
     /// Whether skips are logged (`--logs full`): a policy may skip the work
     /// of listing whom it passed over when nobody reads it.
     pub(crate) logged: bool,
+    /// The groups' start limiters, if the run has any, and the time.
+    pub(crate) groups: Option<&'a mut dyn StartCounter>,
+    pub(crate) now: Time,
 }
 
 impl Gate<'_> {
@@ -96,13 +115,14 @@ impl Gate<'_> {
     #[inline]
     pub fn admit(&mut self, job: &Job) -> bool {
         let t = &self.tenants[job.tenant as usize];
-        if (self.borrow || t.running < t.cap) && fits(&job.cost, &self.free) {
+        if (self.borrow || t.running < t.cap) && t.limited == 0 && fits(&job.cost, &self.free) {
             return true;
         }
         self.refuse(job)
     }
 
-    /// [`Gate::admit`] for a job that is at its tenant's cap or does not fit.
+    /// [`Gate::admit`] for a job that is at its tenant's cap, does not fit,
+    /// or whose tenant's starts a group's limiter counts.
     #[cold]
     #[inline(never)]
     fn refuse(&mut self, job: &Job) -> bool {
@@ -117,6 +137,15 @@ impl Gate<'_> {
             Some(Skip::AtCap)
         } else if !fits(&job.cost, &self.free) {
             Some(Skip::NoFit)
+        } else if t.limited > 0 && !self.groups.as_mut().is_none_or(|g| g.try_start(t.limited - 1, self.now))
+        {
+            // once per stretch set aside (a topology asks once per queue holding its jobs)
+            if t.parked != Some(Skip::RateLimited) {
+                if let Some(g) = self.groups.as_mut() {
+                    g.set_aside(t.limited - 1, job.tenant);
+                }
+            }
+            Some(Skip::RateLimited)
         } else {
             None
         };

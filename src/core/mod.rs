@@ -8,5 +8,5 @@
 mod gate;
 mod job;
 
-pub use gate::{fits, Gate, Skip, TenantLoad};
+pub use gate::{fits, Gate, Skip, StartCounter, TenantLoad};
 pub use job::{Arrival, Job, JobState, JobTable, Outcome, Slot, DEFERRED};

@@ -3,7 +3,7 @@
 //! idle workers lent over caps under `spare: lend`).
 
 use super::{Attempt, Engine};
-use crate::core::{Gate, JobState, Skip, Slot};
+use crate::core::{Gate, JobState, Skip, Slot, StartCounter};
 use crate::error::{Error, Result};
 use crate::model::{Spare, TenantId};
 use crate::prefetch::prefetch;
@@ -23,6 +23,9 @@ impl Engine<'_> {
         }
         let mut borrow = false;
         while self.free_workers > 0 && self.queued_total > 0 {
+            if EXTRAS && self.limits.is_some() && !self.pool_allows() {
+                break;
+            }
             if let (true, Some(d)) = (EXTRAS, self.decisions.as_mut()) {
                 d.before_pick(&*self.policy, &self.jobs, &self.loads, &self.free_res, borrow, self.now);
             }
@@ -36,6 +39,11 @@ impl Engine<'_> {
                     free_workers: self.free_workers,
                     expired: &mut self.expired,
                     logged: self.rec.logs_skips(),
+                    groups: match EXTRAS {
+                        true => self.limits.as_deref_mut().map(|l| &mut l.groups as &mut dyn StartCounter),
+                        false => None,
+                    },
+                    now: self.now,
                 };
                 self.policy.pick(&self.jobs, &mut gate, self.now)
             };
@@ -77,7 +85,7 @@ impl Engine<'_> {
                 self.faults.workers.min(u64::from(u32::MAX)) as u32,
                 &self.loads,
                 self.spare,
-                self.policy.work_conserving() && self.cap_delay.is_none(),
+                self.policy.work_conserving() && self.cap_delay.is_none() && self.limits.is_none(),
                 blocked_by_fit,
             );
         }
@@ -97,6 +105,9 @@ impl Engine<'_> {
         job.slices += 1;
         if EXTRAS && job.slices == 1 && self.admission_counts {
             self.admission.on_left_queue(self.jobs.get(slot), now);
+        }
+        if EXTRAS && self.limits.is_some() {
+            self.count_pool_start();
         }
         let job = self.jobs.get_mut(slot);
         // a resumed slice continues the attempt its first slice started

@@ -22,6 +22,7 @@ mod costs;
 mod decisions;
 mod dispatch;
 mod faults;
+mod limits;
 mod parked;
 mod retry;
 mod slicing;
@@ -143,6 +144,9 @@ pub struct Engine<'s> {
     decisions: Option<decisions::Decisions<'s>>,
     /// Dispatch costs and idle polling (none: the run has no `costs:`).
     costs: Option<Box<costs::Overheads>>,
+    /// Start limits of the default pool and of groups of tenants (none:
+    /// the run has neither).
+    limits: Option<Box<limits::StartLimits>>,
 }
 
 impl<'s> Engine<'s> {
@@ -159,8 +163,9 @@ impl<'s> Engine<'s> {
         };
         let policy_preempts = policy.preempts();
         let wakes = policy.may_wake();
-        let loads =
+        let mut loads: Vec<TenantLoad> =
             sc.tenants.caps().into_iter().map(|cap| TenantLoad { cap, ..Default::default() }).collect();
+        limits::mark_groups(sc, &mut loads);
         Ok(Engine::with_sleepers(Engine {
             sc,
             admission_counts: admission.counts_queue(),
@@ -197,6 +202,7 @@ impl<'s> Engine<'s> {
             retry_budgets: std::collections::HashMap::new(),
             decisions: None,
             costs: costs::Overheads::new(sc),
+            limits: limits::StartLimits::new(sc),
         }))
     }
 
@@ -298,6 +304,7 @@ impl<'s> Engine<'s> {
             || self.audit.is_some()
             || self.decisions.is_some()
             || self.costs.is_some()
+            || self.limits.is_some()
             || !sc.admission.is_empty()
             || sc.retry.is_some()
             || !sc.capacity.is_empty()
@@ -337,8 +344,8 @@ impl<'s> Engine<'s> {
             let t_done = self.running.peek().map_or(Time::MAX, Attempt::finish);
             let t_arr = ahead.front().map_or(Time::MAX, |a| a.time);
             let mut t = t_done.min(t_arr);
-            let (mut t_wake, mut t_delay, mut t_back, mut t_cap, mut t_costs) =
-                (Time::MAX, Time::MAX, Time::MAX, Time::MAX, Time::MAX);
+            let (mut t_wake, mut t_delay, mut t_back, mut t_cap, mut t_costs, mut t_limits) =
+                (Time::MAX, Time::MAX, Time::MAX, Time::MAX, Time::MAX, Time::MAX);
             if EXTRAS {
                 if self.wakes && self.queued_total > 0 {
                     t_wake = self.policy.next_wakeup().unwrap_or(Time::MAX);
@@ -348,7 +355,10 @@ impl<'s> Engine<'s> {
                 if let Some(o) = self.costs.as_ref() {
                     t_costs = o.next(self.queued_total > 0);
                 }
-                t = t.min(t_wake).min(t_delay).min(t_back).min(t_costs);
+                if let Some(l) = self.limits.as_ref() {
+                    t_limits = l.next(self.queued_total > 0);
+                }
+                t = t.min(t_wake).min(t_delay).min(t_back).min(t_costs).min(t_limits);
                 // a capacity change after the last job would only stretch the log
                 t_cap = self.faults.next_change();
                 if t_cap < t && (self.queued_total > 0 || !self.running.is_empty() || !ahead.is_empty()) {
@@ -394,6 +404,9 @@ impl<'s> Engine<'s> {
                 }
                 if t == t_back {
                     self.come_back()?;
+                }
+                if t == t_limits {
+                    self.end_limits();
                 }
                 if self.costs.is_some() {
                     // every event, not only t_costs: an arrival plans the sleepers' looks

@@ -17,12 +17,13 @@ impl Engine<'_> {
         }
         self.dedup_parked();
         let loads = &self.loads;
-        let parked_queued: u64 = self
-            .parked_at_cap
-            .iter()
-            .chain(&self.parked_no_fit)
-            .filter(|&&t| loads[t as usize].parked.is_some())
-            .map(|&t| loads[t as usize].queued)
+        // a tenant a start limit set aside is not claimable either (once:
+        // a group lists each tenant it sets aside once until it lets them go)
+        let limited = self.limits.as_ref().into_iter().flat_map(|l| l.parked());
+        let parked_queued: u64 = (self.parked_at_cap.iter().chain(&self.parked_no_fit).copied())
+            .filter(|&t| matches!(loads[t as usize].parked, Some(Skip::AtCap | Skip::NoFit)))
+            .chain(limited.filter(|&t| loads[t as usize].parked == Some(Skip::RateLimited)))
+            .map(|t| loads[t as usize].queued)
             .sum();
         parked_queued >= self.queued_total
     }
@@ -71,6 +72,10 @@ impl Engine<'_> {
         });
         // a job refused at the cap, now waiting out its `on_cap` delay
         let delayed = self.delayed_tenants.keys().map(|&t| (t, Skip::Delayed));
+        let limited = (self.limits.as_ref().into_iter().flat_map(|l| l.parked()))
+            .filter(|&t| loads[t as usize].parked == Some(Skip::RateLimited) && loads[t as usize].queued > 0)
+            .map(|t| (t, Skip::RateLimited));
+        let delayed = delayed.chain(limited);
         self.rec.on_still_parked(parked.chain(delayed));
     }
 
@@ -189,8 +194,9 @@ impl Engine<'_> {
         for t in self.gate_parked.drain(..) {
             match self.loads[t as usize].parked {
                 Some(Skip::AtCap) => self.parked_at_cap.push(t),
+                // its group keeps it, and lets it go when its limiter allows a start
+                Some(Skip::RateLimited) | None => {}
                 Some(_) => self.parked_no_fit.push(t),
-                None => {}
             }
         }
         if self.parked_at_cap.len() > 64 + 2 * self.loads.len() {

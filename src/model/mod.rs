@@ -23,8 +23,8 @@ pub use objectives::{Direction, Limit as ObjectiveLimit, Measure, Objective, Ten
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
 pub use tenants::{GeneratedSet, TenantChange, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
-    Busy, PlannerSpec, Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, StartLimit, Throttle,
-    TopologySpec, MAX_QUEUES,
+    Busy, PlannerSpec, Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, StartGroup, StartLimit,
+    Throttle, TopologySpec, MAX_QUEUES,
 };
 pub use trace::{CsvColumns, Spill, TimeFormat, TraceFormat, TraceScan, TraceSpec};
 pub use workload::{ArrivalSpec, Declared, EntrySpec, FailureSpec, ServiceSpec, Slicing};
@@ -101,6 +101,12 @@ pub struct Scenario {
     /// The default pool's dispatch costs (top-level `costs:`); topology
     /// pools carry their own, this filled in for the keys they leave out.
     pub costs: Costs,
+    /// The default pool's start limiter (top-level `limiter:`); a
+    /// topology's pools have their own.
+    pub limiter: Option<StartLimit>,
+    /// Limits on the starts of groups of tenants (`start_limits:`), under
+    /// every topology; a tenant is in at most one group.
+    pub start_limits: Vec<StartGroup>,
     /// What the run's entries use, in the copy [`Scenario::for_run`] makes:
     /// that copy's own rules are its entry's, so it can no longer tell
     /// whether another entry has admission. `None` as loaded (then
@@ -187,6 +193,13 @@ impl Scenario {
     /// run's `pools.csv` reports overhead, so their columns line up).
     pub fn declares_costs(&self) -> bool {
         self.costs.any() || self.topologies.iter().flat_map(|t| &t.pools).any(|p| p.costs.any())
+    }
+
+    /// Whether a start limit may hold claimable work back while a worker
+    /// of the run is free: the default pool's limiter (without a
+    /// topology) or a group's.
+    pub fn limits_starts(&self) -> bool {
+        !self.start_limits.is_empty() || (self.limiter.is_some() && self.run_topology().is_none())
     }
 
     /// Whether any pool of this run has a dispatch cost or a poll interval.

@@ -146,3 +146,14 @@ pub enum StartLimit {
     /// A sliding window: at most `limit` starts in any `window`.
     Sliding { limit: u32, window: Time },
 }
+
+/// `start_limits:` entry: a limit on how many jobs of these tenants may
+/// start per interval, all of them counted together (a downstream API's
+/// allowance shared by some tenants; one tenant alone for a per-tenant
+/// limit). A job it holds back waits claimable, its tenant passed over
+/// `rate_limited`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StartGroup {
+    pub tenants: Vec<super::TenantId>,
+    pub limit: StartLimit,
+}

@@ -92,6 +92,8 @@ impl<'s, P: Policy + ?Sized> Kit<'s, P> {
                 free_workers: self.free_workers,
                 expired: &mut expired,
                 logged: true,
+                groups: None,
+                now: self.now,
             };
             self.policy.pick(&self.jobs, &mut gate, self.now)
         };

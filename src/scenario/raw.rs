@@ -104,6 +104,8 @@ pub struct RawScenario {
     pub slowdowns: Option<Spanned<Vec<Spanned<RawSlowdown>>>>,
     pub retry: Option<Spanned<RawRetry>>,
     pub costs: Option<Spanned<RawCosts>>,
+    pub limiter: Option<Spanned<super::raw_dispatch::RawLimiter>>,
+    pub start_limits: Option<Spanned<Vec<Spanned<super::raw_dispatch::RawStartGroup>>>>,
     /// Each a map with one measure key; the loader reads the keys.
     pub objectives: Option<Spanned<Vec<Spanned<RawValue>>>>,
     /// `fairsim sweep`'s options; `run` ignores them.

@@ -28,3 +28,11 @@ pub struct RawLimiter {
     pub limit: Option<Spanned<u32>>,
     pub window: Option<Spanned<Dur>>,
 }
+
+/// `start_limits: [{tenants: [A, B], limiter: {max: 20, duration: 1s}}]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStartGroup {
+    pub tenants: Spanned<Vec<Spanned<String>>>,
+    pub limiter: Spanned<RawLimiter>,
+}

@@ -126,6 +126,8 @@ impl Planner {
                 free_workers: u32::MAX,
                 expired,
                 logged: false,
+                groups: None,
+                now,
             };
             let Some(slot) = self.ledger.pick(jobs, &mut gate, now) else { break };
             skips.clear();

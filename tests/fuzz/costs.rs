@@ -1,5 +1,6 @@
 //! `costs:`: dispatch costs at the top and per pool;
-//! `limiter:`: a pool's limit on starts.
+//! `limiter:`: a pool's limit on starts (and the default pool's, at the
+//! top); `start_limits:`: limits on the starts of groups of tenants.
 //! Clean cases keep docs/scenario.md's rules (no `capacity` beside them, no
 //! poll interval reaching a planner's pool); noise breaks keys and values.
 
@@ -62,6 +63,38 @@ pub fn limiter(g: G) -> BoxedStrategy<String> {
         "{max: 2, duration: 1s, rate: 1/s}",
         "{maxx: 2, duration: 1s}",
         "{}",
+    ]);
+    noisy(g, good, bad)
+}
+
+/// `start_limits:`: one to three groups of distinct tenants, each with a
+/// limiter (a group of one is a tenant's own limit).
+pub fn start_limits(g: G) -> BoxedStrategy<String> {
+    let group = (prop::sample::subsequence(vec!["A", "B", "C", "D"], 1..=2), limiter(g));
+    let good = prop::collection::vec(group, 1..=2)
+        .prop_map(|groups| {
+            // a tenant is in one group at most: later groups drop the ones taken
+            let mut taken: Vec<&str> = Vec::new();
+            let mut items = Vec::new();
+            for (tenants, l) in groups {
+                let mine: Vec<&str> = tenants.into_iter().filter(|t| !taken.contains(t)).collect();
+                if mine.is_empty() {
+                    continue;
+                }
+                taken.extend(&mine);
+                items.push(format!("{{tenants: [{}], limiter: {l}}}", mine.join(", ")));
+            }
+            format!("[{}]", items.join(", "))
+        })
+        .prop_filter("at least one group", |s| s != "[]")
+        .boxed();
+    let bad = pick(&[
+        "[{tenants: [A], limiter: {max: 1, duration: 1s}}, {tenants: [A], limiter: {max: 2, duration: 1s}}]",
+        "[{tenants: [], limiter: {max: 1, duration: 1s}}]",
+        "[{tenants: [A]}]",
+        "{tenants: [A], limiter: {max: 1, duration: 1s}}",
+        "[{tenant: A, limiter: {max: 1, duration: 1s}}]",
+        "[{tenants: [nobody], limiter: {rate: 1/s}}]",
     ]);
     noisy(g, good, bad)
 }

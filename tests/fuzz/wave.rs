@@ -555,42 +555,57 @@ pub fn wave(g: G) -> BoxedStrategy<Wave> {
         opt(0.12, prop::collection::vec(rules(g), 1..=SET_NAMES.len())),
         opt(0.25, capacity(g)),
         opt(0.2, slowdowns(g)),
-        (opt(0.3, retry(g)), opt(0.2, super::costs::costs(g, false)), opt(0.3, super::costs::costs(g, true))),
+        (
+            opt(0.3, retry(g)),
+            opt(0.2, super::costs::costs(g, false)),
+            opt(0.3, super::costs::costs(g, true)),
+            opt(0.12, super::costs::limiter(g)),
+            opt(0.15, super::costs::start_limits(g)),
+        ),
     );
     (top, prop::collection::vec(entry_extra(g), 5))
-        .prop_flat_map(move |((topo, adm, sets, cap, slow, (retry, costs, polled)), entries)| {
-            let mut w = Wave { entries, ..Wave::default() };
-            // costs beside capacity changes are refused; a poll interval would reach a planner's pool
-            let costs = if topo.is_some() { costs } else { polled }.filter(|_| cap.is_none() || g.noise > 0);
-            if let Some(ts) = topo {
-                w.topologies = true;
-                w.top.push((
-                    "topologies".into(),
-                    Top::Map(TOPOLOGY_NAMES.iter().map(|n| n.to_string()).zip(ts).collect()),
-                ));
-            }
-            if let Some(a) = adm {
-                w.top.push(("admission".into(), Top::Scalar(a)));
-            }
-            if let Some(s) = sets {
-                w.sets = true;
-                w.top.push((
-                    "admission_sets".into(),
-                    Top::Map(SET_NAMES.iter().map(|n| n.to_string()).zip(s).collect()),
-                ));
-            }
-            if let Some(c) = cap {
-                w.capacity = true;
-                w.top.push(("capacity".into(), Top::Scalar(c)));
-            }
-            for (k, v) in [("slowdowns", slow), ("retry", retry), ("costs", costs)] {
-                if let Some(v) = v {
-                    w.top.push((k.into(), Top::Scalar(v)));
+        .prop_flat_map(
+            move |((topo, adm, sets, cap, slow, (retry, costs, polled, limiter, groups)), entries)| {
+                let mut w = Wave { entries, ..Wave::default() };
+                // costs beside capacity changes are refused; a poll interval would reach a planner's pool
+                let costs =
+                    if topo.is_some() { costs } else { polled }.filter(|_| cap.is_none() || g.noise > 0);
+                if let Some(ts) = topo {
+                    w.topologies = true;
+                    w.top.push((
+                        "topologies".into(),
+                        Top::Map(TOPOLOGY_NAMES.iter().map(|n| n.to_string()).zip(ts).collect()),
+                    ));
                 }
-            }
-            let (t, s, c) = (w.topologies, w.sets, w.capacity);
-            (Just(w), prop::collection::vec(policy_extra(g, t, s, c), 4))
-        })
+                if let Some(a) = adm {
+                    w.top.push(("admission".into(), Top::Scalar(a)));
+                }
+                if let Some(s) = sets {
+                    w.sets = true;
+                    w.top.push((
+                        "admission_sets".into(),
+                        Top::Map(SET_NAMES.iter().map(|n| n.to_string()).zip(s).collect()),
+                    ));
+                }
+                if let Some(c) = cap {
+                    w.capacity = true;
+                    w.top.push(("capacity".into(), Top::Scalar(c)));
+                }
+                for (k, v) in [
+                    ("slowdowns", slow),
+                    ("retry", retry),
+                    ("costs", costs),
+                    ("limiter", limiter),
+                    ("start_limits", groups),
+                ] {
+                    if let Some(v) = v {
+                        w.top.push((k.into(), Top::Scalar(v)));
+                    }
+                }
+                let (t, s, c) = (w.topologies, w.sets, w.capacity);
+                (Just(w), prop::collection::vec(policy_extra(g, t, s, c), 4))
+            },
+        )
         .prop_map(|(mut w, p)| {
             w.policies = p;
             w

@@ -135,6 +135,10 @@ impl Logs {
         self.ticks.on_skip(s);
     }
 
+    pub fn skip_waiting(&mut self, reason: Skip) {
+        self.ticks.skip_waiting(reason);
+    }
+
     pub fn parked_listed(&self) -> bool {
         self.ticks.parked_listed
     }

@@ -139,6 +139,13 @@ impl TickLog {
         }
     }
 
+    /// Every tenant with jobs waiting is passed over for `reason`.
+    pub fn skip_waiting(&mut self, reason: Skip) {
+        for i in 0..self.waiting.items.len() {
+            self.on_skip((self.waiting.items[i], reason));
+        }
+    }
+
     /// Admission refused (`deferred`: deferred) a job of `tenant`.
     pub fn on_refused(&mut self, tenant: TenantId, deferred: bool) {
         let map = if deferred { &mut self.deferred } else { &mut self.refused };

@@ -5,8 +5,9 @@ use serde_saphyr::Spanned;
 
 use super::Builder;
 use crate::error::Result;
-use crate::model::{Costs, PolicySpec, StartLimit};
+use crate::model::{Costs, PolicySpec, StartGroup, StartLimit, TenantId};
 use crate::scenario::raw::{RawCosts, RawLimiter};
+use crate::scenario::raw_dispatch::RawStartGroup;
 use crate::time::parse_rate;
 
 /// Most starts a sliding-window limiter counts (it keeps their times).
@@ -76,6 +77,44 @@ impl Builder<'_> {
             }
         };
         Ok(Some(limit))
+    }
+
+    /// `start_limits:`: each group's tenants (each in one group at most)
+    /// and its limiter. Not with claim batches (a batch's later jobs start
+    /// without a claim), as caps are not.
+    pub(super) fn build_start_groups(
+        &self,
+        raw: Option<&Spanned<Vec<Spanned<RawStartGroup>>>>,
+    ) -> Result<Vec<StartGroup>> {
+        let Some(list) = raw else { return Ok(Vec::new()) };
+        let mut seen: std::collections::HashMap<TenantId, usize> = std::collections::HashMap::new();
+        let mut groups = Vec::with_capacity(list.value.len());
+        for (i, g) in list.value.iter().enumerate() {
+            let r = &g.value;
+            if r.tenants.value.is_empty() {
+                return Err(self.err_at(&r.tenants, "`tenants` is empty; list the tenants whose starts the limiter counts together, e.g. [A, B]"));
+            }
+            let mut tenants = Vec::with_capacity(r.tenants.value.len());
+            for name in &r.tenants.value {
+                let id = self.known_tenant(name, "start_limits")?;
+                if let Some(j) = seen.insert(id, i) {
+                    return Err(self.err_at(
+                        name,
+                        format!("tenant `{}` is already in start limit {} (counting from 1); a tenant's starts are counted by one limiter at most", name.value, j + 1),
+                    ));
+                }
+                tenants.push(id);
+            }
+            let limit = self.build_limiter(Some(&r.limiter), 1)?.expect("a limiter was given");
+            groups.push(StartGroup { tenants, limit });
+        }
+        if let Some(t) = self.topologies.iter().find(|t| t.pools.iter().any(|p| p.batch > 1)) {
+            return Err(self.err_at(
+                list,
+                format!("`start_limits` with claim batching (topology `{}`) is not modelled (a batch's later jobs start without a claim); remove `batch` or the limits", t.name),
+            ));
+        }
+        Ok(groups)
     }
 
     /// Costs with the features they are not modelled with: a capacity change

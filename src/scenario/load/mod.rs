@@ -358,6 +358,8 @@ impl<'a> Builder<'a> {
         self.declare_unmatched_overrides();
         self.costs = self.build_costs(raw.costs.as_ref(), Costs::default())?;
         self.topologies = self.build_topologies(raw.topologies.as_ref(), workers)?;
+        let limiter = self.build_limiter(raw.limiter.as_ref(), 1)?;
+        let start_limits = self.build_start_groups(raw.start_limits.as_ref())?;
         let admission = self.build_admission(raw.admission.as_ref(), workers)?;
         let admission_sets = self.build_admission_sets(raw.admission_sets.as_ref(), workers)?;
         self.admission_sets = admission_sets.iter().map(|s| s.name.clone()).collect();
@@ -393,6 +395,8 @@ impl<'a> Builder<'a> {
             admission_sets,
             objectives,
             costs: self.costs,
+            limiter,
+            start_limits,
             features: None,
         })
     }
