@@ -150,7 +150,7 @@ mod tests {
     use super::*;
 
     fn load(queued: u64, running: u32, cap: u32) -> TenantLoad {
-        TenantLoad { queued, running, cap, parked: None, completed: 0, delay_refusal: false }
+        TenantLoad { queued, running, cap, parked: None, completed: 0, delay_refusal: false, limited: 0 }
     }
 
     #[test]
