@@ -10,9 +10,9 @@
 #   strict    sidekiq -c 8 -q critical -q default -q bulk        calibrate, every mean and p99 within tolerance
 #   weighted  sidekiq -c 8 -q critical,6 -q default,3 -q bulk,1  calibrate --seeds 20, every p99 inside the band
 #
-#   deploy/groundtruth/run.sh              # both, then postgres/ and rq/run.sh; exit 0 when every figure holds
+#   deploy/groundtruth/run.sh              # both, then postgres/, rq/ and bullmq/run.sh; exit 0 when every figure holds
 #   deploy/groundtruth/run.sh weighted     # one of them
-#   deploy/groundtruth/run.sh postgres     # the PostgreSQL SKIP LOCKED queue alone (or rq)
+#   deploy/groundtruth/run.sh postgres     # the PostgreSQL SKIP LOCKED queue alone (or rq, bullmq)
 #
 # Installs redis-server and ruby-sidekiq with apt-get when missing (as
 # root). Redis listens on a free 127.0.0.1 port, its files in a new
@@ -28,7 +28,7 @@ say() { echo "groundtruth: $*" >&2; }
 kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(strict weighted)
 # other processors run from their own folders (postgres/run.sh, ...)
-case "${1:-}" in postgres | rq) exec "$here/$1/run.sh" ;; esac
+case "${1:-}" in postgres | rq | bullmq) exec "$here/$1/run.sh" ;; esac
 
 . "$root/deploy/find-fairsim.sh"
 if ! command -v redis-server >/dev/null || ! command -v sidekiq >/dev/null; then
@@ -127,6 +127,6 @@ for kind in "${kinds[@]}"; do
   ruby "$here/assert.rb" "$kind" "$work/$kind/calibration" || status=1
 done
 if [ $# -eq 0 ]; then
-  for other in postgres rq; do FAIRSIM="$FAIRSIM" "$here/$other/run.sh" || status=1; done
+  for other in postgres rq bullmq; do FAIRSIM="$FAIRSIM" "$here/$other/run.sh" || status=1; done
 fi
 exit "$status"
