@@ -177,7 +177,7 @@ fn reason_text(reason: &str) -> &'static str {
         "deficit" => "its deficit counter was used up for the round",
         "throttled" => "a rate limit held it back",
         "not_before" => "its job was not allowed to start yet",
-        "rate_limited" => "its pool's start limiter allowed no start yet",
+        "rate_limited" => "a start limiter (its pool's, or its group's) allowed no start yet",
         "reserved" => "the free workers were reserved for another class",
         _ => "of a reason this explain does not know",
     }
