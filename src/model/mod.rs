@@ -22,7 +22,7 @@ pub use objectives::{Direction, Limit as ObjectiveLimit, Measure, Objective, Ten
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
 pub use tenants::{GeneratedSet, TenantChange, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
-    Busy, PlannerSpec, Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, StartLimit, Throttle,
+    Busy, Handoff, PlannerSpec, Poll, PoolId, PoolSpec, Prefetch, QueueId, RouteAction, RouteRule, StartLimit, Throttle,
     TopologySpec, MAX_QUEUES,
 };
 pub use trace::{CsvColumns, Spill, TimeFormat, TraceFormat, TraceScan, TraceSpec};
