@@ -149,6 +149,11 @@ pub struct Prefetch {
     /// A job is acknowledged when its attempt ends, not when it starts, so
     /// the running jobs count against `limit` too.
     pub acks_late: bool,
+    /// A full node that an acknowledgement gives room takes jobs again at
+    /// its next event (one of its jobs starting or ending) or this long
+    /// after, whichever comes first (Celery defers an acknowledgement to
+    /// the next turn of its event loop, after that turn's fetch); 0: at once.
+    pub refetch: Time,
 }
 
 /// How a node hands its reserved jobs to its workers.

@@ -37,4 +37,5 @@ pub struct RawPrefetch {
     pub multiplier: Spanned<u32>,
     pub handoff: Option<Spanned<String>>,
     pub acks_late: Option<Spanned<bool>>,
+    pub refetch: Option<Spanned<Dur>>,
 }

@@ -520,7 +520,7 @@ impl Policy for Dispatcher<'_> {
         self.stats.borrow_mut().pool_busy[job.pool as usize] += u128::from(ran);
     }
 
-    fn release(&mut self, seq: u64, p: PoolId, _now: Time) {
+    fn release(&mut self, seq: u64, p: PoolId, now: Time) {
         if self.pools[p as usize].batch > 1 {
             if let Some(b) = self.batch_of.remove(&seq) {
                 if !self.batches[b as usize].is_empty() {
@@ -531,7 +531,7 @@ impl Policy for Dispatcher<'_> {
                 self.spare_batches.push(b);
             }
         }
-        if self.release_node(p) {
+        if self.release_node(p, now) {
             return;
         }
         let pool = &mut self.pools[p as usize];
@@ -556,7 +556,10 @@ impl Policy for Dispatcher<'_> {
     }
 
     fn may_wake(&self) -> bool {
-        self.wakes || !self.polling.is_empty() || !self.limited.is_empty()
+        self.wakes
+            || !self.polling.is_empty()
+            || !self.limited.is_empty()
+            || self.nodes.as_ref().is_some_and(|ns| ns.refetches)
     }
 
     fn on_wakeup(&mut self, _jobs: &mut JobTable, now: Time) {

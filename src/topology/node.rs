@@ -54,6 +54,11 @@ struct Node {
     place: Option<u64>,
     /// The tick whose log last listed its held tenants.
     listed: u64,
+    /// See [`crate::model::Prefetch::refetch`].
+    refetch: Time,
+    /// Set while an acknowledgement gave the full node room and it has not
+    /// asked again: (the acknowledgement, when it asks at the latest).
+    deaf: Option<(Time, Time)>,
 }
 
 impl Node {
@@ -80,6 +85,10 @@ pub(super) struct Nodes {
     holding: BTreeSet<PoolId>,
     /// Per queue: whether a node polls it.
     polled: Vec<bool>,
+    /// Deaf nodes by (the latest instant they ask again, pool).
+    deaf: BTreeSet<(Time, PoolId)>,
+    /// Whether some node defers its fetch after an acknowledgement.
+    pub(super) refetches: bool,
 }
 
 impl Nodes {
@@ -104,6 +113,8 @@ impl Nodes {
                         first_busy: false,
                         place: None,
                         listed: 0,
+                        refetch: f.refetch,
+                        deaf: None,
                     })
                 })
                 .collect(),
@@ -115,6 +126,8 @@ impl Nodes {
             startable: BTreeSet::new(),
             holding: BTreeSet::new(),
             polled: vec![false; t.queues.len()],
+            deaf: BTreeSet::new(),
+            refetches: t.pools.iter().any(|p| p.prefetch.is_some_and(|f| f.refetch > 0)),
         };
         let mut first: Vec<PoolId> =
             (0..t.pools.len()).filter(|&p| t.pools[p].prefetch.is_some()).map(|p| p as PoolId).collect();
@@ -183,6 +196,48 @@ impl Nodes {
         }
     }
 
+    /// An acknowledgement at `now` gave full node `p` room: it takes jobs
+    /// again at once, or at its next event under a `refetch`.
+    fn acked_full(&mut self, p: PoolId, now: Time) -> bool {
+        let n = self.node(p);
+        if n.refetch == 0 {
+            return true;
+        }
+        let until = now + n.refetch;
+        n.deaf = Some((now, until));
+        self.deaf.insert((until, p));
+        false
+    }
+
+    /// Node `p` has an event at `now` (a job of its own starts or ends):
+    /// deaf since before, it asks again.
+    fn wake(&mut self, p: PoolId, now: Time) {
+        let n = self.node(p);
+        if let Some((acked, until)) = n.deaf.filter(|&(acked, _)| acked < now) {
+            let _ = acked;
+            n.deaf = None;
+            self.deaf.remove(&(until, p));
+            self.hungry.push_back(p);
+        }
+    }
+
+    /// The deaf nodes whose wait ended by `now` ask again.
+    pub(super) fn wake_deaf(&mut self, now: Time) {
+        while let Some(&(until, p)) = self.deaf.first() {
+            if until > now {
+                break;
+            }
+            self.deaf.pop_first();
+            self.node(p).deaf = None;
+            self.hungry.push_back(p);
+        }
+    }
+
+    /// When the next deaf node asks again at the latest.
+    pub(super) fn next_wake(&self) -> Option<Time> {
+        self.deaf.first().map(|&(t, _)| t)
+    }
+
     fn can_start(&self, p: PoolId, free: u32) -> bool {
         let n = self.nodes[p as usize].as_ref().expect("a reserving pool has a node");
         !n.held.is_empty() && if n.fcfs { !n.first_busy } else { free > 0 }
@@ -193,6 +248,7 @@ impl Dispatcher<'_> {
     /// Lets the nodes that got room back take jobs, then the queues that got
     /// jobs serve the nodes waiting on them, longest waiting first.
     pub(super) fn reserve_ahead(&mut self, jobs: &JobTable, gate: &mut Gate, now: Time) {
+        self.ns().wake_deaf(now);
         while let Some(p) = self.ns().hungry.pop_front() {
             self.fill(p, jobs, gate, now);
         }
@@ -266,6 +322,9 @@ impl Dispatcher<'_> {
         let &p = ns.startable.first()?;
         let n = ns.node(p);
         let (slot, at) = n.held.pop_front().expect("a startable node holds a job");
+        // its worker's answer that it took the job is an event of the node
+        ns.wake(p, now);
+        let n = ns.node(p);
         leave(&mut n.members, jobs.get(slot).tenant);
         n.first_busy |= n.fcfs;
         let (emptied, acked_full) = (n.held.is_empty(), !n.acks_late && !n.room());
@@ -280,8 +339,8 @@ impl Dispatcher<'_> {
             ns.startable.remove(&p);
         }
         self.stats.borrow_mut().held_sum[p as usize] += u128::from(now - at);
-        if acked_full {
-            // acknowledged at its start: the full node has room again
+        // acknowledged at its start: the full node has room again
+        if acked_full && self.ns().acked_full(p, now) {
             self.fill(p, jobs, gate, now);
         }
         self.note_start(slot, p, jobs, now);
@@ -290,9 +349,11 @@ impl Dispatcher<'_> {
 
     /// A worker of pool `p` is free again; `false` when `p` is not a node
     /// (the caller frees it as a polling pool's).
-    pub(super) fn release_node(&mut self, p: PoolId) -> bool {
+    pub(super) fn release_node(&mut self, p: PoolId, now: Time) -> bool {
         let Some(ns) = self.nodes.as_mut().filter(|ns| ns.is_node(p)) else { return false };
         self.pools[p as usize].free += 1;
+        // the job's end is an event of the node
+        ns.wake(p, now);
         let n = ns.node(p);
         n.first_busy = false;
         // acknowledged at its end: a full node takes jobs again
@@ -300,7 +361,7 @@ impl Dispatcher<'_> {
         if n.acks_late {
             n.unacked -= 1;
         }
-        if refill {
+        if refill && ns.acked_full(p, now) {
             ns.hungry.push_back(p);
         }
         if ns.can_start(p, self.pools[p as usize].free) {

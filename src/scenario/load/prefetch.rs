@@ -7,6 +7,11 @@ use super::Builder;
 use crate::error::Result;
 use crate::model::{Costs, Handoff, Prefetch};
 use crate::scenario::raw::RawPool;
+use crate::time::SECOND;
+
+/// Longest `refetch`: a node always has an event sooner (it was full, so
+/// one of its jobs starts or ends), and kombu's loop waits 10 s at most.
+const MAX_REFETCH: u64 = 60 * SECOND;
 
 impl Builder<'_> {
     /// The pool's `prefetch`, refused beside what a reserved job would slip
@@ -57,6 +62,15 @@ impl Builder<'_> {
                 ))
             }
         };
-        Ok(Some(Prefetch { limit, handoff, acks_late: p.acks_late.as_ref().is_some_and(|a| a.value) }))
+        let refetch = match &p.refetch {
+            Some(d) => match self.dur(d, "refetch")? {
+                t if t > MAX_REFETCH => {
+                    return Err(self.err_at(d, "`refetch` must be at most 60s (Celery's event loop waits at most 10 s for its next event)"))
+                }
+                t => t,
+            },
+            None => 0,
+        };
+        Ok(Some(Prefetch { limit, handoff, acks_late: p.acks_late.as_ref().is_some_and(|a| a.value), refetch }))
     }
 }
