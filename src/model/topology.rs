@@ -149,10 +149,12 @@ pub struct Prefetch {
     /// A job is acknowledged when its attempt ends, not when it starts, so
     /// the running jobs count against `limit` too.
     pub acks_late: bool,
-    /// A full node that an acknowledgement gives room takes jobs again at
-    /// its next event (one of its jobs starting or ending) or this long
-    /// after, whichever comes first (Celery defers an acknowledgement to
-    /// the next turn of its event loop, after that turn's fetch); 0: at once.
+    /// A full node that an acknowledgement gives room takes jobs again
+    /// only at its next event (one of its jobs starting or ending, a turn
+    /// of its loop later) or at the next tick of a timer with this period
+    /// (on a phase drawn from the seed), whichever comes first: Celery
+    /// defers an acknowledgement to the next turn of its event loop, after
+    /// that turn's fetch. 0: at once.
     pub refetch: Time,
 }
 
