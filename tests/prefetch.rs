@@ -78,13 +78,12 @@ fn a_node_busy_with_long_jobs_holds_the_short_ones_it_reserved() {
     // 6; Y: 0 and 2 at 0, then 5 and 7); held 0 + 0 + 9 + 9 = 18 s on X and
     // 0 + 0 + 1 + 1 = 2 s on Y, over 4 starts each: 4.5 s and 0.5 s
     let pools = read_csv(&out.join("nodes/pools.csv"));
-    let mut held: Vec<(String, String, String)> =
-        pools.iter().map(|p| (p["reserved"].clone(), p["held_max"].clone(), p["held_mean"].clone())).collect();
+    let mut held: Vec<(String, String, String)> = pools
+        .iter()
+        .map(|p| (p["reserved"].clone(), p["held_max"].clone(), p["held_mean"].clone()))
+        .collect();
     held.sort();
-    assert_eq!(
-        held,
-        [("4".into(), "2".into(), "0.5".into()), ("4".into(), "2".into(), "4.5".into())]
-    );
+    assert_eq!(held, [("4".into(), "2".into(), "0.5".into()), ("4".into(), "2".into(), "4.5".into())]);
 }
 
 #[test]
@@ -211,7 +210,12 @@ fn a_prefetch_the_model_cannot_run_is_refused_at_its_line_and_column() {
         ("prefetch: {multiplier: 4000000000}", "", ":6:", "multiplier: 0"),
         ("prefetch: {multiplier: 1, refetch: 2m}", "", ":6:", "at most 60s"),
         ("batch: 2, prefetch: {multiplier: 1}", "", ":6:", "remove `batch` or `prefetch`"),
-        ("limiter: {max: 1, duration: 1s}, prefetch: {multiplier: 1}", "", ":6:", "remove `limiter` or `prefetch`"),
+        (
+            "limiter: {max: 1, duration: 1s}, prefetch: {multiplier: 1}",
+            "",
+            ":6:",
+            "remove `limiter` or `prefetch`",
+        ),
         ("prefetch: {multiplier: 1}, costs: {poll_interval: 10ms}", "", ":6:", "poll_interval: 0s"),
         ("prefetch: {multiplier: 1}", "tenants: {T: {cap: 1}}\n", ":7:", "tenant caps"),
         ("prefetch: {multiplier: 1}", "resources: {cpu: 2}\n", ":7:", "`resources:`"),

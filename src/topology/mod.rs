@@ -19,10 +19,10 @@
 //! as waiting for its tenant.
 
 pub mod limiter;
+mod node;
 pub mod planner;
 pub mod poll;
 pub mod pools;
-mod node;
 pub mod route;
 mod stats;
 mod waits;
@@ -115,7 +115,8 @@ impl<'s> Dispatcher<'s> {
             }
         }
         // the reservation counters only where some pool reserves ahead
-        let prefetching = if topology.pools.iter().any(|p| p.prefetch.is_some()) { topology.pools.len() } else { 0 };
+        let prefetching =
+            if topology.pools.iter().any(|p| p.prefetch.is_some()) { topology.pools.len() } else { 0 };
         {
             let mut s = stats.borrow_mut();
             *s = TopologyStats {

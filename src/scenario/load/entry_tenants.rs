@@ -82,7 +82,8 @@ impl Builder<'_> {
                 "claim batching with tenant caps is not modelled (a cap is checked when a job starts, after the batch was claimed); drop the cap or use a topology without `batch`",
             ));
         }
-        let prefetching = spec.topology.is_some_and(|t| self.topologies[t].pools.iter().any(|p| p.prefetch.is_some()));
+        let prefetching =
+            spec.topology.is_some_and(|t| self.topologies[t].pools.iter().any(|p| p.prefetch.is_some()));
         if prefetching && spec.tenants.iter().any(|c| c.cap.is_some()) {
             return Err(self.err_at(
                 at,

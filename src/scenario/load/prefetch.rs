@@ -71,6 +71,11 @@ impl Builder<'_> {
             },
             None => 0,
         };
-        Ok(Some(Prefetch { limit, handoff, acks_late: p.acks_late.as_ref().is_some_and(|a| a.value), refetch }))
+        Ok(Some(Prefetch {
+            limit,
+            handoff,
+            acks_late: p.acks_late.as_ref().is_some_and(|a| a.value),
+            refetch,
+        }))
     }
 }
