@@ -10,9 +10,9 @@
 #   strict    sidekiq -c 8 -q critical -q default -q bulk        calibrate, every mean and p99 within tolerance
 #   weighted  sidekiq -c 8 -q critical,6 -q default,3 -q bulk,1  calibrate --seeds 20, every p99 inside the band
 #
-#   deploy/groundtruth/run.sh              # both, then postgres/, rq/ and bullmq/run.sh; exit 0 when every figure holds
-#   deploy/groundtruth/run.sh weighted     # one of them
-#   deploy/groundtruth/run.sh postgres     # the PostgreSQL SKIP LOCKED queue alone (or rq, bullmq)
+#   deploy/groundtruth/run.sh              # both, then Celery, postgres/, rq/ and bullmq/run.sh; exit 0 when every figure holds
+#   deploy/groundtruth/run.sh weighted     # one of them, no other processor
+#   deploy/groundtruth/run.sh postgres     # the PostgreSQL SKIP LOCKED queue alone (or celery, rq, bullmq)
 #
 # Installs redis-server and ruby-sidekiq with apt-get when missing (as
 # root). Redis listens on a free 127.0.0.1 port, its files in a new
@@ -28,7 +28,7 @@ say() { echo "groundtruth: $*" >&2; }
 kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(strict weighted)
 # other processors run from their own folders (postgres/run.sh, ...)
-case "${1:-}" in postgres | rq | bullmq) exec "$here/$1/run.sh" ;; esac
+case "${1:-}" in celery | postgres | rq | bullmq) exec "$here/$1/run.sh" ;; esac
 
 . "$root/deploy/find-fairsim.sh"
 if ! command -v redis-server >/dev/null || ! command -v sidekiq >/dev/null; then
@@ -126,7 +126,9 @@ for kind in "${kinds[@]}"; do
   say "$kind: judging $work/$kind/calibration"
   ruby "$here/assert.rb" "$kind" "$work/$kind/calibration" || status=1
 done
+# Celery, PostgreSQL, RQ and BullMQ, each with its own files and server
+# (deploy/groundtruth/<name>/run.sh)
 if [ $# -eq 0 ]; then
-  for other in postgres rq bullmq; do FAIRSIM="$FAIRSIM" "$here/$other/run.sh" || status=1; done
+  for other in celery postgres rq bullmq; do FAIRSIM="$FAIRSIM" "$here/$other/run.sh" || status=1; done
 fi
 exit "$status"

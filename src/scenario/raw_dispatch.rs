@@ -36,3 +36,14 @@ pub struct RawStartGroup {
     pub tenants: Spanned<Vec<Spanned<String>>>,
     pub limiter: Spanned<RawLimiter>,
 }
+
+/// `prefetch: {multiplier: 4, handoff: fair, acks_late: false}`: Celery's
+/// `worker_prefetch_multiplier`, its pool's write strategy and `acks_late`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPrefetch {
+    pub multiplier: Spanned<u32>,
+    pub handoff: Option<Spanned<String>>,
+    pub acks_late: Option<Spanned<bool>>,
+    pub refetch: Option<Spanned<Dur>>,
+}

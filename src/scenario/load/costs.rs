@@ -80,8 +80,9 @@ impl Builder<'_> {
     }
 
     /// `start_limits:`: each group's tenants (each in one group at most)
-    /// and its limiter. Not with claim batches (a batch's later jobs start
-    /// without a claim), as caps are not.
+    /// and its limiter. Not with claim batches or reservation ahead (a
+    /// batch's later jobs, a node's reserved ones, start without a claim),
+    /// as caps are not.
     pub(super) fn build_start_groups(
         &self,
         raw: Option<&Spanned<Vec<Spanned<RawStartGroup>>>>,
@@ -108,10 +109,12 @@ impl Builder<'_> {
             let limit = self.build_limiter(Some(&r.limiter), 1)?.expect("a limiter was given");
             groups.push(StartGroup { tenants, limit });
         }
-        if let Some(t) = self.topologies.iter().find(|t| t.pools.iter().any(|p| p.batch > 1)) {
+        if let Some(t) =
+            self.topologies.iter().find(|t| t.pools.iter().any(|p| p.batch > 1 || p.prefetch.is_some()))
+        {
             return Err(self.err_at(
                 list,
-                format!("`start_limits` with claim batching (topology `{}`) is not modelled (a batch's later jobs start without a claim); remove `batch` or the limits", t.name),
+                format!("`start_limits` with claim batching or reservation ahead (topology `{}`) is not modelled (a batch's later jobs, and a node's reserved ones, start without a claim); remove `batch` or `prefetch`, or the limits", t.name),
             ));
         }
         Ok(groups)
