@@ -110,6 +110,9 @@ impl Engine<'_> {
             free_workers: self.free_workers,
             expired: &mut self.expired,
             logged: self.rec.logs_skips(),
+            // start limits are refused beside reservation ahead
+            groups: None,
+            now: self.now,
         };
         self.policy.reserve(&self.jobs, &mut gate, self.now);
         self.sort_parked();
