@@ -22,8 +22,8 @@ pub use objectives::{Direction, Limit as ObjectiveLimit, Measure, Objective, Ten
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
 pub use tenants::{GeneratedSet, TenantChange, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
-    Busy, PlannerSpec, Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, StartLimit, Throttle,
-    TopologySpec, MAX_QUEUES,
+    queue_of_class, Busy, PlannerSpec, Poll, PoolId, PoolSpec, PresetNote, QueueId, RouteAction, RouteRule,
+    StartLimit, Throttle, TopologySpec, MAX_QUEUES,
 };
 pub use trace::{CsvColumns, Spill, TimeFormat, TraceFormat, TraceScan, TraceSpec};
 pub use workload::{ArrivalSpec, Declared, EntrySpec, FailureSpec, ServiceSpec, Slicing};
@@ -79,6 +79,8 @@ pub struct Scenario {
     /// Named topologies (`topologies:`), in file order; a policy entry picks
     /// one with `topology: NAME` (see [`PolicySpec::topology`]).
     pub topologies: Vec<TopologySpec>,
+    /// The topologies processor presets wrote, and how (for `validate`).
+    pub presets: Vec<PresetNote>,
     /// The topology of the run this copy of the scenario is for (see
     /// [`Scenario::for_run`]); `None` as loaded, and for the default topology.
     pub topology: Option<usize>,

@@ -13,7 +13,7 @@ use rand_pcg::Pcg64;
 
 use crate::admission::limit::{Bucket, FixedWindow, SlidingWindow};
 use crate::core::Job;
-use crate::model::{QueueId, RouteAction, RouteRule, Scenario, TenantId, Throttle};
+use crate::model::{queue_of_class, QueueId, RouteAction, RouteRule, Scenario, TenantId, Throttle};
 use crate::policy::flows::label_hash;
 use crate::policy::lottery::below;
 use crate::time::Time;
@@ -48,10 +48,21 @@ pub struct Router {
     windows: HashMap<(usize, TenantId), SlidingWindow>,
     fixed: HashMap<(usize, TenantId), FixedWindow>,
     name: String,
+    /// Per class: the queue named as it, for `to: "{class}"` rules (empty
+    /// without one).
+    class_queue: Vec<Option<QueueId>>,
 }
 
 impl Router {
-    pub fn new(rules: &[RouteRule], sc: &Scenario, topology: &str) -> Self {
+    pub fn new(rules: &[RouteRule], sc: &Scenario, topology: &str, queues: &[String]) -> Self {
+        // built from the run's classes, which include those a trace declared
+        let class_queue = if rules.iter().any(|r| r.action == RouteAction::ClassQueue) {
+            let index: HashMap<&str, QueueId> =
+                queues.iter().enumerate().map(|(i, q)| (q.as_str(), i as QueueId)).collect();
+            sc.classes.iter().map(|c| index.get(queue_of_class(&c.name)).copied()).collect()
+        } else {
+            Vec::new()
+        };
         Router {
             rules: rules.to_vec(),
             seed: sc.seed,
@@ -60,6 +71,7 @@ impl Router {
             windows: HashMap::new(),
             fixed: HashMap::new(),
             name: String::new(),
+            class_queue,
         }
     }
 
@@ -75,6 +87,10 @@ impl Router {
             }
             let q = match &r.action {
                 RouteAction::To(q) => *q,
+                RouteAction::ClassQueue => match self.class_queue[job.class as usize] {
+                    Some(q) => q,
+                    None => continue,
+                },
                 RouteAction::Shard { queues } => {
                     self.name.clear();
                     sc.tenants.write_name(job.tenant, &mut self.name);

@@ -11,6 +11,7 @@ mod faults;
 mod gate;
 mod objectives;
 mod policies;
+mod presets;
 mod tenants;
 mod topology;
 mod traces;
@@ -288,6 +289,10 @@ struct Builder<'a> {
     pending: Vec<tenants::Override>,
     /// The top-level `costs:`, every pool's default.
     costs: Costs,
+    /// The topologies processor presets wrote.
+    presets: Vec<PresetNote>,
+    /// Whether a generator entry has no class (its jobs are in `default`).
+    classless: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -304,6 +309,8 @@ impl<'a> Builder<'a> {
             spreads: Vec::new(),
             pending: Vec::new(),
             costs: Costs::default(),
+            presets: Vec::new(),
+            classless: false,
         }
     }
 
@@ -357,7 +364,7 @@ impl<'a> Builder<'a> {
         let (workload, traces) = self.workload(raw.workload.as_ref())?;
         self.declare_unmatched_overrides();
         self.costs = self.build_costs(raw.costs.as_ref(), Costs::default())?;
-        self.topologies = self.build_topologies(raw.topologies.as_ref(), workers)?;
+        (self.topologies, self.presets) = self.build_topologies(raw.topologies.as_ref(), workers)?;
         let admission = self.build_admission(raw.admission.as_ref(), workers)?;
         let admission_sets = self.build_admission_sets(raw.admission_sets.as_ref(), workers)?;
         self.admission_sets = admission_sets.iter().map(|s| s.name.clone()).collect();
@@ -385,6 +392,7 @@ impl<'a> Builder<'a> {
             traces,
             policies,
             topologies: self.topologies,
+            presets: self.presets,
             topology: None,
             admission,
             capacity,
@@ -504,6 +512,7 @@ impl<'a> Builder<'a> {
                         return Err(self.err_at(e, "`declared` is supported on the first 65,534 generator entries only; move this entry up"));
                     }
                     jobs += entry.arrivals.expected_count();
+                    self.classless |= entry.class == 0;
                     entries.push(entry);
                 }
             }
