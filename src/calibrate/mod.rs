@@ -91,6 +91,7 @@ pub fn run(args: &CalibrateArgs) -> Result<Outcome> {
                 format!("column `{}`", c.started.as_deref().unwrap_or("started_at"))
             }
             crate::model::TraceFormat::Swf { .. } => "field 3 (wait)".to_string(),
+            crate::model::TraceFormat::Events(_) => "a start event".to_string(),
         };
         return Err(Error::input(
             &args.trace,

@@ -25,7 +25,7 @@ pub use topology::{
     queue_of_class, Busy, PlannerSpec, Poll, PoolId, PoolSpec, PresetNote, QueueId, RouteAction, RouteRule,
     StartLimit, Throttle, TopologySpec, MAX_QUEUES,
 };
-pub use trace::{CsvColumns, Spill, TimeFormat, TraceFormat, TraceScan, TraceSpec};
+pub use trace::{CsvColumns, EventKind, EventLog, Spill, TimeFormat, TraceFormat, TraceScan, TraceSpec};
 pub use workload::{ArrivalSpec, Declared, EntrySpec, FailureSpec, ServiceSpec, Slicing};
 
 use std::path::PathBuf;

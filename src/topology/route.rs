@@ -59,7 +59,15 @@ impl Router {
         let class_queue = if rules.iter().any(|r| r.action == RouteAction::ClassQueue) {
             let index: HashMap<&str, QueueId> =
                 queues.iter().enumerate().map(|(i, q)| (q.as_str(), i as QueueId)).collect();
-            sc.classes.iter().map(|c| index.get(queue_of_class(&c.name)).copied()).collect()
+            // a trace row with a priority and no queue is class `p<N>`: the default queue's
+            let queue = |name: &str| match index.get(queue_of_class(name)) {
+                Some(&q) => Some(q),
+                None if queue_of_class(&format!("default/{name}")) == "default" => {
+                    index.get("default").copied()
+                }
+                None => None,
+            };
+            sc.classes.iter().map(|c| queue(&c.name)).collect()
         } else {
             Vec::new()
         };

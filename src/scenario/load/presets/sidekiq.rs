@@ -270,19 +270,20 @@ fn queues(src: &Src, v: &Spanned<RawValue>) -> Result<(Vec<(String, u64)>, Place
         if name.is_empty() {
             return Err(src.err(item, "a queue name is empty; name the queue"));
         }
-        let weight =
-            match weight {
-                None => 0,
-                Some(w) => match w.parse::<u64>() {
-                    Ok(x) if x <= MAX_WEIGHT => x,
-                    _ => return Err(src.err(
+        let weight = match weight {
+            None => 0,
+            Some(w) => match w.parse::<u64>() {
+                Ok(x) if x <= MAX_WEIGHT => x,
+                _ => {
+                    return Err(src.err(
                         item,
                         format!(
                             "weight `{w}` of queue `{name}` must be a whole number from 0 to {MAX_WEIGHT}"
                         ),
-                    )),
-                },
-            };
+                    ))
+                }
+            },
+        };
         out.push((name, weight));
     }
     if out.is_empty() {
@@ -338,14 +339,16 @@ fn from_file(
     let names: Vec<&str> = sections.iter().map(|(n, _, _)| n.as_str()).collect();
     match environment {
         None if sections.is_empty() => {}
-        None => return Err(src.err(
-            config_at,
-            format!(
+        None => {
+            return Err(src.err(
+                config_at,
+                format!(
                 "`{}` has sections for {}; say which the deployment runs with `environment:` beside `config`",
                 fsrc.file.display(),
                 names.join(", ")
             ),
-        )),
+            ))
+        }
         Some(e) => match sections.iter().find(|(n, _, _)| n == e) {
             Some((_, _, sec)) => {
                 let entries = fsrc.entries(sec, &format!("section `{e}`"), &known)?;
