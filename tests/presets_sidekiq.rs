@@ -164,7 +164,10 @@ production:
             .contains("pools:\n            - {name: default, workers: 1, queues: [critical, default, bulk]}"),
         "{stdout}"
     );
-    assert!(stdout.contains(":timeout change nothing fairsim models"), "{stdout}");
+    assert!(
+        stdout.contains("note: left aside, as they do not change which job runs when: :timeout"),
+        "{stdout}"
+    );
 }
 
 #[test]

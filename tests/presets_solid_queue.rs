@@ -204,3 +204,33 @@ fn bad_configs_are_errors_at_their_place() {
         assert!(err.contains(&want), "{preset} with {file:?}:\nwant {want}\ngot  {err}");
     }
 }
+
+#[test]
+fn the_results_folder_holds_the_config_file_so_check_reads_the_same_topology() {
+    // `check` and `report` load the echoed scenario.yaml from the folder;
+    // its `config: config/queue.yml` is copied beside it, at that path
+    let (dir, sc) = with_file(QUEUE_YML, "{config: config/queue.yml, environment: production}");
+    let out = dir.path().join("out");
+    run(&sc, &out, &["--logs", "full", "--no-plots"]);
+    assert_eq!(std::fs::read_to_string(out.join("config/queue.yml")).unwrap(), QUEUE_YML);
+    let o = fairsim().arg("check").arg(&out).output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // a path outside the scenario's folder is read where it is, not copied
+    let outside = tempdir();
+    std::fs::write(outside.path().join("q.yml"), QUEUE_YML).unwrap();
+    let text = std::fs::read_to_string(&sc)
+        .unwrap()
+        .replace("config/queue.yml", &outside.path().join("q.yml").display().to_string());
+    std::fs::write(&sc, text).unwrap();
+    let out = dir.path().join("out-abs");
+    run(&sc, &out, &["--logs", "full", "--no-plots"]);
+    assert!(!out.join("q.yml").exists());
+    let o = fairsim().arg("check").arg(&out).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -36,7 +36,8 @@ pub struct CalibrateArgs {
     /// output/<scenario name>/).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Format of --trace when its extension does not say: csv or swf.
+    /// Format of --trace when its extension does not say: csv or swf; or a
+    /// job table's (good_jobs, bullmq, postgres, celery_events, sidekiq_log).
     #[arg(long, value_name = "FORMAT")]
     pub trace_format: Option<String>,
     /// Skip and count broken trace rows instead of failing.

@@ -173,6 +173,11 @@ pub struct PresetNote {
     pub source: String,
     /// What of the processor's settings it leaves out or approximates.
     pub notes: Vec<String>,
+    /// The config files it read: the path as the scenario writes it (relative
+    /// to the scenario's folder, or absolute) and where it was read. A run
+    /// copies each relative one into its results folder beside the echoed
+    /// `scenario.yaml`, so `check` and `report` of the folder read it too.
+    pub files: Vec<(String, std::path::PathBuf)>,
 }
 
 /// The queue a class names for [`RouteAction::ClassQueue`]: the class's

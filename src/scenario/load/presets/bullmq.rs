@@ -88,6 +88,7 @@ pub(super) fn read(b: &Builder, src: &Src, v: &Spanned<RawValue>) -> Result<Desc
         source: "the scenario".into(),
         notes: Vec::new(),
         costs,
+        files: Vec::new(),
     })
 }
 

@@ -111,6 +111,7 @@ pub(super) fn read(b: &Builder, src: &Src, v: &Spanned<RawValue>) -> Result<Desc
         source: "the scenario".into(),
         notes,
         costs,
+        files: Vec::new(),
     })
 }
 

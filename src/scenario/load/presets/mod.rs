@@ -83,6 +83,8 @@ pub(super) struct Described {
     pub notes: Vec<String>,
     /// The preset's own `costs:` (claim, refusal, finish), on every pool.
     pub costs: PresetCosts,
+    /// The config file it read: as written, and where.
+    pub files: Vec<(String, std::path::PathBuf)>,
 }
 
 /// The dispatch costs a preset's `costs:` sets; `None`: inherited.
@@ -141,6 +143,7 @@ impl Builder<'_> {
             order: d.order,
             source: d.source,
             notes: d.notes,
+            files: d.files,
         };
         Ok(Some((spec, note)))
     }

@@ -93,8 +93,10 @@ pub(super) fn read(b: &Builder, src: &Src, v: &Spanned<RawValue>) -> Result<Desc
     let mut s = Settings::default();
     let mut source = "the scenario".to_string();
     let mut notes = Vec::new();
+    let mut files = Vec::new();
     if let Some(c) = find("config") {
         let (fsrc, doc) = config::read(src, b.path, "config", c.value, &env, true)?;
+        files.push((src.text(c.value, "config")?, fsrc.file.clone()));
         let environment = match find("environment") {
             Some(e) => Some(src.text(e.value, "environment")?),
             None => None,
@@ -152,7 +154,7 @@ pub(super) fn read(b: &Builder, src: &Src, v: &Spanned<RawValue>) -> Result<Desc
         }
         groups.push(group(name, c, 5, processes, at)?);
     }
-    Ok(Described { processor: "sidekiq", order: "fifo", groups, source, notes, costs })
+    Ok(Described { processor: "sidekiq", order: "fifo", groups, source, notes, costs, files })
 }
 
 /// The preset's `env: {NAME: value}`, for the file's ERB and Sidekiq's defaults.
@@ -372,10 +374,7 @@ fn from_file(
     ignored.sort();
     ignored.dedup();
     if !ignored.is_empty() {
-        notes.push(format!(
-            "{} change nothing fairsim models (which job runs when); left aside",
-            ignored.join(", ")
-        ));
+        notes.push(format!("left aside, as they do not change which job runs when: {}", ignored.join(", ")));
     }
     Ok(())
 }

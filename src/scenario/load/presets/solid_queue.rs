@@ -55,10 +55,12 @@ pub(super) fn read(b: &Builder, src: &Src, v: &Spanned<RawValue>) -> Result<Desc
         None => PresetCosts::default(),
     };
     let mut groups = Vec::new();
+    let mut files = Vec::new();
     let workers = find("workers");
     match (find("config"), workers) {
         (Some(c), None) => {
             let (fsrc, doc) = config::read(src, b.path, "config", c.value, &env, false)?;
+            files.push((src.text(c.value, "config")?, fsrc.file.clone()));
             let environment = find("environment").map(|e| src.text(e.value, "environment")).transpose()?;
             source = fsrc.file.display().to_string();
             let chosen = section(
@@ -97,7 +99,7 @@ pub(super) fn read(b: &Builder, src: &Src, v: &Spanned<RawValue>) -> Result<Desc
     if groups.is_empty() {
         return Err(src.err(v, "this configuration runs no worker (only dispatchers or a scheduler), so no job would run; add `workers:`"));
     }
-    Ok(Described { processor: "solid_queue", order: "priority", groups, source, notes, costs })
+    Ok(Described { processor: "solid_queue", order: "priority", groups, source, notes, costs, files })
 }
 
 fn default_worker(src: &Src, v: &Spanned<RawValue>) -> Group {
