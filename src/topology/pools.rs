@@ -28,6 +28,9 @@ pub struct Pool {
     /// Its idle workers between polls, under a poll interval (not in `free`).
     pub sleepers: Option<Sleepers>,
     pub limiter: Option<super::limiter::Limiter>,
+    /// Whether it reserves ahead (`prefetch:`): then it never polls when a
+    /// worker is free, its node takes jobs for it ([`super::node`]).
+    pub node: bool,
 }
 
 impl Pool {
@@ -48,6 +51,7 @@ impl Pool {
             costs: spec.costs,
             sleepers,
             limiter: spec.limiter.map(super::limiter::Limiter::new),
+            node: spec.prefetch.is_some(),
         }
     }
 
@@ -105,6 +109,7 @@ mod tests {
             batch: 1,
             costs: Costs::default(),
             limiter: None,
+            prefetch: None,
         };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([0, 1]);
@@ -154,6 +159,7 @@ mod tests {
             batch: 1,
             costs: Costs::default(),
             limiter: None,
+            prefetch: None,
         };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([0, 1, 2, 3]);
@@ -175,6 +181,7 @@ mod tests {
             batch: 1,
             costs: Costs::default(),
             limiter: None,
+            prefetch: None,
         };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([2, 0]);

@@ -320,6 +320,7 @@ impl Builder<'_> {
             batch: 1,
             costs,
             limiter: g.limiter,
+            prefetch: None,
         })
     }
 }
