@@ -244,6 +244,7 @@ pub fn run_seeds(
     if !opts.overrides.is_empty() {
         append_overrides(&copy, &opts.overrides)?;
     }
+    copy_config_files(sc, staged.path())?;
     let root = staged.path();
     let entry = |k: usize| -> Result<PolicyRun> {
         let spec = &sc.policies[k];
@@ -325,6 +326,41 @@ fn run_entry(
         )?;
     }
     Ok(PolicyRun { spec: spec.clone(), stats, result })
+}
+
+/// Copies the config files processor presets read (`sidekiq.yml`, Solid
+/// Queue's `queue.yml`) beside the echoed scenario, at the path it names
+/// them by, so that `check` and `report` of the folder load the same
+/// topologies. A path that is absolute or climbs out (`..`) is read where
+/// it is, and not copied.
+fn copy_config_files(sc: &Scenario, root: &Path) -> Result<()> {
+    use std::path::Component;
+    for (named, from) in sc.presets.iter().flat_map(|p| &p.files) {
+        let rel = Path::new(named);
+        if !rel.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir)) {
+            continue;
+        }
+        // nor over a file or folder of the results' own
+        let first = rel.components().find_map(|c| match c {
+            Component::Normal(n) => Some(n.to_string_lossy().to_lowercase()),
+            _ => None,
+        });
+        let taken = |n: &str| {
+            crate::scenario::RESERVED_LABELS.contains(&n)
+                || sc.policies.iter().any(|p| p.label.to_lowercase() == n)
+        };
+        if first.as_deref().is_none_or(taken) {
+            continue;
+        }
+        let to = root.join(rel);
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
+        }
+        std::fs::copy(from, &to)
+            .map_err(|e| Error::io(format!("cannot copy {} into the results", from.display()), e))?;
+    }
+    Ok(())
 }
 
 /// Notes the command-line overrides at the end of the echoed scenario, as

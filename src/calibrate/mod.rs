@@ -36,7 +36,8 @@ pub struct CalibrateArgs {
     /// output/<scenario name>/).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Format of --trace when its extension does not say: csv or swf.
+    /// Format of --trace when its extension does not say: csv or swf; or a
+    /// job table's (good_jobs, bullmq, postgres, celery_events, sidekiq_log).
     #[arg(long, value_name = "FORMAT")]
     pub trace_format: Option<String>,
     /// Skip and count broken trace rows instead of failing.
@@ -91,6 +92,7 @@ pub fn run(args: &CalibrateArgs) -> Result<Outcome> {
                 format!("column `{}`", c.started.as_deref().unwrap_or("started_at"))
             }
             crate::model::TraceFormat::Swf { .. } => "field 3 (wait)".to_string(),
+            crate::model::TraceFormat::Events(_) => "a start event".to_string(),
         };
         return Err(Error::input(
             &args.trace,

@@ -50,7 +50,8 @@ pub struct CheckArgs {
     /// With --jobs: the number of workers (overrides the scenario's).
     #[arg(long, value_name = "N", requires = "jobs")]
     pub workers: Option<u32>,
-    /// With --jobs: csv or swf, when the file's extension does not say.
+    /// With --jobs: csv or swf, when the file's extension does not say; or a
+    /// job table's (good_jobs, bullmq, postgres, celery_events, sidekiq_log).
     #[arg(long, value_name = "FORMAT", requires = "jobs")]
     pub trace_format: Option<String>,
     /// With --jobs: also check that no worker idled while a job waited.

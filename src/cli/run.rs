@@ -80,7 +80,8 @@ pub struct RunArgs {
     /// docs/scenario.md, "Trace replay").
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
-    /// Format of --trace when its extension does not say: csv or swf.
+    /// Format of --trace when its extension does not say: csv or swf; or a
+    /// job table's (good_jobs, bullmq, postgres, celery_events, sidekiq_log).
     #[arg(long, value_name = "FORMAT", requires = "trace")]
     pub trace_format: Option<String>,
     /// Skip and count broken trace rows instead of failing (like `on_error: skip`).

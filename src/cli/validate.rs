@@ -58,7 +58,7 @@ pub fn execute(path: &Path) -> Result<()> {
         println!("  objectives: {}", names.join("; "));
     }
     let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
-    for t in &sc.topologies {
+    for (i, t) in sc.topologies.iter().enumerate() {
         let shape = match &t.planner {
             Some(_) => "a planner in front of `main`".to_string(),
             None => format!(
@@ -72,6 +72,10 @@ pub fn execute(path: &Path) -> Result<()> {
             w => n(w as usize, "worker", "workers"),
         };
         println!("  topology {}: {shape}, {} with {workers}", t.name, n(t.pools.len(), "pool", "pools"));
+        if let Some(p) = sc.presets.iter().find(|p| p.topology == i) {
+            print_preset(&sc, t, p);
+            continue;
+        }
         for p in &t.pools {
             if let Some(d) = describe_dispatch(&p.costs, p.limiter.as_ref()) {
                 println!("    pool {}: {d}", p.name);
@@ -134,4 +138,20 @@ fn describe_dispatch(c: &crate::model::Costs, l: Option<&crate::model::StartLimi
         None => {}
     }
     (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// What a processor preset expanded to, as YAML to paste, and how to run
+/// it in the processor's own order.
+fn print_preset(sc: &crate::model::Scenario, t: &crate::model::TopologySpec, p: &crate::model::PresetNote) {
+    println!("    a `{}` preset (from {}); it expands to:", p.processor, p.source);
+    for line in crate::output::expansion::topology_yaml(sc, t, "      ") {
+        println!("{line}");
+    }
+    println!(
+        "    the processor's order inside a queue is `{}`: an entry `{{topology: {}}}` runs it",
+        p.order, t.name
+    );
+    for note in &p.notes {
+        println!("    note: {note}");
+    }
 }

@@ -23,10 +23,10 @@ pub use objectives::{Direction, Limit as ObjectiveLimit, Measure, Objective, Ten
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
 pub use tenants::{GeneratedSet, TenantChange, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
-    Busy, Handoff, PlannerSpec, Poll, PoolId, PoolSpec, Prefetch, QueueId, RouteAction, RouteRule,
-    StartGroup, StartLimit, Throttle, TopologySpec, MAX_QUEUES,
+    queue_of_class, Busy, Handoff, PlannerSpec, Poll, PoolId, PoolSpec, Prefetch, PresetNote, QueueId,
+    RouteAction, RouteRule, StartGroup, StartLimit, Throttle, TopologySpec, MAX_QUEUES,
 };
-pub use trace::{CsvColumns, Spill, TimeFormat, TraceFormat, TraceScan, TraceSpec};
+pub use trace::{CsvColumns, EventKind, EventLog, Spill, TimeFormat, TraceFormat, TraceScan, TraceSpec};
 pub use workload::{ArrivalSpec, Declared, EntrySpec, FailureSpec, ServiceSpec, Slicing};
 
 use std::path::PathBuf;
@@ -80,6 +80,8 @@ pub struct Scenario {
     /// Named topologies (`topologies:`), in file order; a policy entry picks
     /// one with `topology: NAME` (see [`PolicySpec::topology`]).
     pub topologies: Vec<TopologySpec>,
+    /// The topologies processor presets wrote, and how (for `validate`).
+    pub presets: Vec<PresetNote>,
     /// The topology of the run this copy of the scenario is for (see
     /// [`Scenario::for_run`]); `None` as loaded, and for the default topology.
     pub topology: Option<usize>,

@@ -87,6 +87,12 @@ pub enum RouteAction {
     /// To `to` when the tenant's limit overflows; otherwise the rule does not
     /// match and the next rule decides.
     Throttle { limit: Throttle, to: QueueId },
+    /// `to: "{class}"`: to the queue named as the job's class, without the
+    /// `/p<N>` a trace adds for a priority (a processor's job names its
+    /// queue, and a job table's queue column becomes the class); when no
+    /// queue has that name the rule does not match. Resolved per class when
+    /// a run starts, so classes a trace declares are routed too.
+    ClassQueue,
 }
 
 /// A per-tenant enqueue limit.
@@ -113,6 +119,11 @@ pub enum Poll {
     /// slow,1`): queue q comes first with probability w_q / sum of the
     /// weights of the queues with claimable work.
     Weighted(Vec<f64>),
+    /// The queues act as one (Solid Queue's `*`, GoodJob's unordered
+    /// lists): the queue whose next job comes first in the policy's order
+    /// (class priority under `priority`, then claimable since, then job id)
+    /// goes first. Only under `fifo` and `priority`, whose order that is.
+    Merged,
 }
 
 /// A group of identical workers.
@@ -192,4 +203,55 @@ pub enum StartLimit {
 pub struct StartGroup {
     pub tenants: Vec<super::TenantId>,
     pub limit: StartLimit,
+}
+
+/// A topology a processor preset wrote (`topologies: {NAME: {sidekiq:
+/// ...}}`), for `validate` to show; nothing that runs reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PresetNote {
+    /// Index of the topology in [`super::Scenario::topologies`].
+    pub topology: usize,
+    /// The preset's key: `sidekiq`, `solid_queue`, `good_job`, `bullmq`, `rq`.
+    pub processor: &'static str,
+    /// The policy that orders a queue as the processor does (`fifo` or
+    /// `priority`); a policy entry naming the topology without `policy:` runs it.
+    pub order: &'static str,
+    /// Where its settings came from, e.g. `config/queue.yml, environment production`.
+    pub source: String,
+    /// What of the processor's settings it leaves out or approximates.
+    pub notes: Vec<String>,
+    /// The config files it read: the path as the scenario writes it (relative
+    /// to the scenario's folder, or absolute) and where it was read. A run
+    /// copies each relative one into its results folder beside the echoed
+    /// `scenario.yaml`, so `check` and `report` of the folder read it too.
+    pub files: Vec<(String, std::path::PathBuf)>,
+}
+
+/// The queue a class names for [`RouteAction::ClassQueue`]: the class's
+/// name without the `/p<N>` suffix a trace gives a queue's jobs of priority
+/// N (`mailers/p5` names `mailers`).
+pub fn queue_of_class(class: &str) -> &str {
+    let Some((queue, n)) = class.rsplit_once("/p") else { return class };
+    let digits = n.strip_prefix('-').unwrap_or(n);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        queue
+    } else {
+        class
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::queue_of_class;
+
+    #[test]
+    fn a_class_names_its_queue_without_the_priority_suffix() {
+        assert_eq!(queue_of_class("mailers/p5"), "mailers");
+        assert_eq!(queue_of_class("mailers/p-2"), "mailers");
+        assert_eq!(queue_of_class("a/b/p10"), "a/b");
+        assert_eq!(queue_of_class("mailers"), "mailers");
+        assert_eq!(queue_of_class("mailers/p"), "mailers/p");
+        assert_eq!(queue_of_class("mailers/p-"), "mailers/p-");
+        assert_eq!(queue_of_class("mailers/px"), "mailers/px");
+    }
 }

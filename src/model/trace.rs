@@ -31,6 +31,30 @@ pub enum TraceFormat {
     Swf {
         slots: Option<usize>,
     },
+    /// A processor's event log (one JSON object per line, several per
+    /// job), joined into one row per job (`crate::workload::trace::events`).
+    Events(Box<EventLog>),
+}
+
+/// Which event log, and the fields that name a job's tenant and class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventLog {
+    pub kind: EventKind,
+    /// The field holding the tenant (for Celery also a key of `kwargs`).
+    pub tenant: String,
+    /// The field holding the class (the job's queue).
+    pub class: String,
+}
+
+/// The event logs fairsim reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// Celery's task events (`task-sent`, `task-received`, `task-started`,
+    /// `task-succeeded`, `task-failed`), as a receiver dumps them as JSON.
+    Celery,
+    /// Sidekiq's JSON log (`Sidekiq::Logger::Formatters::JSON`): a job's
+    /// `start` and `done` (or `fail`) lines, its attributes under `ctx`.
+    SidekiqLog,
 }
 
 /// Column names of a CSV trace (header names).

@@ -8,6 +8,7 @@ pub mod combined;
 pub mod console;
 pub mod decisions;
 pub mod estimate;
+pub mod expansion;
 pub mod folder;
 pub mod load;
 pub mod report;

@@ -173,6 +173,7 @@ fn write_planner(dir: &Path, events: &[PlannerEvent]) -> Result<()> {
 fn describe(t: &TopologySpec, a: &RouteAction) -> String {
     match a {
         RouteAction::To(q) => format!("to {}", t.queues[*q as usize]),
+        RouteAction::ClassQueue => "to the queue of its class".to_string(),
         RouteAction::Shard { queues } => format!("shard over {}", queues.len()),
         RouteAction::ShuffleShard { queues, per_tenant } => {
             format!("shuffle_shard {per_tenant} of {}", queues.len())

@@ -16,7 +16,9 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 pub use super::named_map::NamedMap;
-pub use super::raw_dispatch::{RawCosts, RawLimiter, RawPrefetch};
+pub use super::raw_dispatch::{
+    RawCosts, RawLimiter, RawPlanner, RawPlannerCost, RawPrefetch, RawShard, RawShuffleShard,
+};
 
 /// A scalar written as a YAML string or number, kept as text.
 ///
@@ -212,26 +214,13 @@ pub struct RawTopology {
     pub route: Option<Spanned<Vec<Spanned<RawRoute>>>>,
     pub pools: Option<Spanned<Vec<Spanned<RawPool>>>>,
     pub planner: Option<Spanned<RawPlanner>>,
-}
-
-/// `planner: {interval: 1m, batch: 50, latency_below: 30s, policy:
-/// round_robin, cost: {base: 50ms, per_active_tenant: 2ms}}`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawPlanner {
-    pub interval: Spanned<Dur>,
-    pub batch: Spanned<u32>,
-    pub latency_below: Option<Spanned<Dur>>,
-    pub depth_below: Option<Spanned<u64>>,
-    pub policy: Option<Spanned<String>>,
-    pub cost: Option<Spanned<RawPlannerCost>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawPlannerCost {
-    pub base: Option<Spanned<Dur>>,
-    pub per_active_tenant: Option<Spanned<Dur>>,
+    /// Processor presets (`load/presets/`): the whole topology described in
+    /// a processor's own terms, read by the loader (no other key beside).
+    pub sidekiq: Option<Spanned<RawValue>>,
+    pub solid_queue: Option<Spanned<RawValue>>,
+    pub good_job: Option<Spanned<RawValue>>,
+    pub bullmq: Option<Spanned<RawValue>>,
+    pub rq: Option<Spanned<RawValue>>,
 }
 
 /// A routing rule: an optional match (`class`, `tenant`: a name or a list)
@@ -245,23 +234,6 @@ pub struct RawRoute {
     pub shard: Option<Spanned<RawShard>>,
     pub shuffle_shard: Option<Spanned<RawShuffleShard>>,
     pub throttle: Option<Spanned<RawThrottle>>,
-}
-
-/// `shard: {count: 10, prefix: s}`: queues s0..s9.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawShard {
-    pub count: Spanned<u32>,
-    pub prefix: Option<Spanned<String>>,
-}
-
-/// `shuffle_shard: {count: 10, per_tenant: 2, prefix: s}`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawShuffleShard {
-    pub count: Spanned<u32>,
-    pub per_tenant: Spanned<u32>,
-    pub prefix: Option<Spanned<String>>,
 }
 
 /// `throttle: {rate: 10/m, burst: 20}` or `throttle: {limit: 100, window: 1h}`.

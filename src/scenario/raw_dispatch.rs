@@ -1,5 +1,6 @@
 //! The raw shapes of a pool's (and the top level's) dispatch keys,
-//! `costs:` and `limiter:`, beside [`super::raw`].
+//! `costs:` and `limiter:`, and of a topology's planner and shard rules,
+//! beside [`super::raw`].
 
 use serde::Deserialize;
 use serde_saphyr::Spanned;
@@ -35,6 +36,43 @@ pub struct RawLimiter {
 pub struct RawStartGroup {
     pub tenants: Spanned<Vec<Spanned<String>>>,
     pub limiter: Spanned<RawLimiter>,
+}
+
+/// `planner: {interval: 1m, batch: 50, latency_below: 30s, policy:
+/// round_robin, cost: {base: 50ms, per_active_tenant: 2ms}}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPlanner {
+    pub interval: Spanned<Dur>,
+    pub batch: Spanned<u32>,
+    pub latency_below: Option<Spanned<Dur>>,
+    pub depth_below: Option<Spanned<u64>>,
+    pub policy: Option<Spanned<String>>,
+    pub cost: Option<Spanned<RawPlannerCost>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPlannerCost {
+    pub base: Option<Spanned<Dur>>,
+    pub per_active_tenant: Option<Spanned<Dur>>,
+}
+
+/// `shard: {count: 10, prefix: s}`: queues s0..s9.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawShard {
+    pub count: Spanned<u32>,
+    pub prefix: Option<Spanned<String>>,
+}
+
+/// `shuffle_shard: {count: 10, per_tenant: 2, prefix: s}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawShuffleShard {
+    pub count: Spanned<u32>,
+    pub per_tenant: Spanned<u32>,
+    pub prefix: Option<Spanned<String>>,
 }
 
 /// `prefetch: {multiplier: 4, handoff: fair, acks_late: false}`: Celery's

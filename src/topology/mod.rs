@@ -19,6 +19,7 @@
 //! as waiting for its tenant.
 
 pub mod limiter;
+mod merged;
 mod node;
 pub mod planner;
 pub mod poll;
@@ -93,6 +94,8 @@ pub struct Dispatcher<'s> {
     stats: Rc<RefCell<TopologyStats>>,
     /// Jobs (ids) whose claim was refused at the cap, to come back to their queue.
     refused: HashSet<u64>,
+    /// The order of the queues merged pools poll (`None` without one).
+    merged: Option<merged::MergedOrder>,
     /// Pools that reserve ahead (`prefetch:`); `None` when none does.
     nodes: Option<Box<node::Nodes>>,
 }
@@ -155,7 +158,7 @@ impl<'s> Dispatcher<'s> {
             subscribers,
             pools: topology.pools.iter().map(Pool::new).collect(),
             ready: BTreeSet::new(),
-            router: Router::new(&topology.route, sc, &topology.name),
+            router: Router::new(&topology.route, sc, &topology.name, &topology.queues),
             placement: Vec::new(),
             parked_in: HashMap::new(),
             rng: rng::stream(sc.seed, label_hash(&topology.name) ^ 1, Purpose::Routing),
@@ -182,6 +185,7 @@ impl<'s> Dispatcher<'s> {
             limited,
             stats,
             refused: HashSet::new(),
+            merged: merged::MergedOrder::new(sc, topology, &spec.kind),
             nodes: node::Nodes::new(sc, topology),
         }
     }
@@ -253,6 +257,9 @@ impl<'s> Dispatcher<'s> {
         }
         for &s in gate.expired[expired..].iter().chain(&pick) {
             leave(&mut self.members[q as usize], jobs.get(s).tenant);
+            if let Some(m) = self.merged.as_mut() {
+                m.remove(q, s);
+            }
         }
         let dropped = (gate.expired.len() - expired) as u64;
         let claimed = u64::from(pick.is_some());
@@ -263,7 +270,11 @@ impl<'s> Dispatcher<'s> {
     /// Lets pool `p` poll its queues; the job it starts, if any.
     fn fetch(&mut self, p: PoolId, jobs: &JobTable, gate: &mut Gate, now: Time) -> Option<Slot> {
         let mut order = std::mem::take(&mut self.order);
-        self.pools[p as usize].fetch_order(&mut self.rng, &mut order);
+        let pool = &self.pools[p as usize];
+        match self.merged.as_mut().filter(|_| pool.merged) {
+            Some(m) => m.order(pool.nonempty.iter().map(|&i| pool.queues[i as usize]), &mut order),
+            None => pool.fetch_order(&mut self.rng, &mut order),
+        }
         let mut found = None;
         for (k, &q) in order.iter().enumerate() {
             if let Some(slot) = self.claim(q, jobs, gate, now) {
@@ -440,6 +451,9 @@ impl Policy for Dispatcher<'_> {
         };
         self.placement[i].0 = q;
         *self.members[q as usize].entry(job.tenant).or_default() += 1;
+        if let Some(m) = self.merged.as_mut() {
+            m.push(q, job, slot);
+        }
         self.queue(q).push(job, slot, now);
         let depth = self.depth[q as usize] + 1;
         self.set_depth(q, depth);

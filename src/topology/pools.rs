@@ -16,8 +16,10 @@ use crate::model::{Costs, Poll, PoolSpec, QueueId};
 pub struct Pool {
     pub free: u32,
     pub queues: Vec<QueueId>,
-    /// `None` for strict polling.
+    /// `None` for strict and merged polling.
     weights: Option<Vec<f64>>,
+    /// Whether its queues act as one (`poll: merged`, [`super::merged`]).
+    pub merged: bool,
     /// Positions in `queues` of the queues that hold jobs.
     pub nonempty: BTreeSet<u32>,
     /// Jobs a worker claims per fetch.
@@ -40,9 +42,10 @@ impl Pool {
             free: if sleepers.is_some() { 0 } else { spec.workers },
             queues: spec.queues.clone(),
             weights: match &spec.poll {
-                Poll::Strict => None,
+                Poll::Strict | Poll::Merged => None,
                 Poll::Weighted(w) => Some(w.clone()),
             },
+            merged: spec.poll == Poll::Merged,
             nonempty: BTreeSet::new(),
             batch: spec.batch,
             costs: spec.costs,

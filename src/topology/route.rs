@@ -13,7 +13,7 @@ use rand_pcg::Pcg64;
 
 use crate::admission::limit::{Bucket, FixedWindow, SlidingWindow};
 use crate::core::Job;
-use crate::model::{QueueId, RouteAction, RouteRule, Scenario, TenantId, Throttle};
+use crate::model::{queue_of_class, QueueId, RouteAction, RouteRule, Scenario, TenantId, Throttle};
 use crate::policy::flows::label_hash;
 use crate::policy::lottery::below;
 use crate::time::Time;
@@ -48,10 +48,29 @@ pub struct Router {
     windows: HashMap<(usize, TenantId), SlidingWindow>,
     fixed: HashMap<(usize, TenantId), FixedWindow>,
     name: String,
+    /// Per class: the queue named as it, for `to: "{class}"` rules (empty
+    /// without one).
+    class_queue: Vec<Option<QueueId>>,
 }
 
 impl Router {
-    pub fn new(rules: &[RouteRule], sc: &Scenario, topology: &str) -> Self {
+    pub fn new(rules: &[RouteRule], sc: &Scenario, topology: &str, queues: &[String]) -> Self {
+        // built from the run's classes, which include those a trace declared
+        let class_queue = if rules.iter().any(|r| r.action == RouteAction::ClassQueue) {
+            let index: HashMap<&str, QueueId> =
+                queues.iter().enumerate().map(|(i, q)| (q.as_str(), i as QueueId)).collect();
+            // a trace row with a priority and no queue is class `p<N>`: the default queue's
+            let queue = |name: &str| match index.get(queue_of_class(name)) {
+                Some(&q) => Some(q),
+                None if queue_of_class(&format!("default/{name}")) == "default" => {
+                    index.get("default").copied()
+                }
+                None => None,
+            };
+            sc.classes.iter().map(|c| queue(&c.name)).collect()
+        } else {
+            Vec::new()
+        };
         Router {
             rules: rules.to_vec(),
             seed: sc.seed,
@@ -60,6 +79,7 @@ impl Router {
             windows: HashMap::new(),
             fixed: HashMap::new(),
             name: String::new(),
+            class_queue,
         }
     }
 
@@ -75,6 +95,10 @@ impl Router {
             }
             let q = match &r.action {
                 RouteAction::To(q) => *q,
+                RouteAction::ClassQueue => match self.class_queue[job.class as usize] {
+                    Some(q) => q,
+                    None => continue,
+                },
                 RouteAction::Shard { queues } => {
                     self.name.clear();
                     sc.tenants.write_name(job.tenant, &mut self.name);

@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 
 use super::mutate::{apply, mutation};
+use super::presets;
 use super::scalars::{noisy, opt, pick, pick_static, G};
 use super::scenario::scenario_doc;
 use super::traces::{csv_trace, swf_trace, Header};
@@ -77,7 +78,10 @@ fn flags(trace: bool, g: G) -> BoxedStrategy<Flags> {
         ),
         prop::bool::weighted(if trace { 0.3 } else { 0.08 }),
         opt(0.1, policy),
-        opt(if trace && g.noise > 0 { 0.3 } else { 0.0 }, pick_static(&["csv", "swf", "txt", "CSV"])),
+        opt(
+            if trace && g.noise > 0 { 0.3 } else { 0.0 },
+            pick_static(&["csv", "swf", "txt", "CSV", "good_jobs", "bullmq", "celery_events", "sidekiq_log"]),
+        ),
     )
         .prop_map(|(quiet, json, audit, seed, skip_bad_rows, policy, trace_format)| Flags {
             quiet,
@@ -144,11 +148,18 @@ pub fn case_strategy(shipped: Arc<Shipped>, wild: bool, noise: u8) -> BoxedStrat
     let g = G { wild, noise, res: false };
     let generated = any::<bool>().prop_flat_map(move |res| {
         let g = G { res, ..g };
-        (scenario_doc(g), csv_trace(g, Header::Default), swf_trace(g), flags(false, g)).prop_map(
-            |(yaml, csv, swf, flags)| Case::Scenario {
+        let files = (presets::sidekiq_yml(g), presets::queue_yml(g), presets::event_log(g));
+        (scenario_doc(g), csv_trace(g, Header::Default), swf_trace(g), flags(false, g), files).prop_map(
+            |(yaml, csv, swf, flags, (sidekiq, queue, log))| Case::Scenario {
                 origin: "generated scenario".into(),
                 yaml: yaml.into_bytes(),
-                traces: vec![("t0.csv", csv), ("t1.swf", swf)],
+                traces: vec![
+                    ("t0.csv", csv),
+                    ("t1.swf", swf),
+                    ("t2.jsonl", log),
+                    ("sidekiq.yml", sidekiq),
+                    ("queue.yml", queue),
+                ],
                 shipped_traces: false,
                 flags,
             },

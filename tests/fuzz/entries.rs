@@ -311,7 +311,28 @@ pub fn trace_entry(g: G) -> BoxedStrategy<String> {
             }
             f
         });
-    (prop_oneof![csv, swf], stray(g, &["tenant", "service", "count"]))
+    // a processor's job table: the CSV ones over the generated CSV (whose
+    // header may lack their columns), the event logs over t2.jsonl
+    let table = (
+        prop_oneof![
+            1 => pick(&["good_jobs", "bullmq", "postgres"]).prop_map(|f| ("@@P@@t0.csv".to_string(), f)),
+            2 => pick(&["celery_events", "sidekiq_log"]).prop_map(|f| ("@@P@@t2.jsonl".to_string(), f)),
+        ],
+        opt(
+            0.3,
+            noisy(g, pick(&["{tenant: tenant}", "{class: queue}"]), pick(&["{started: t}", "{tenant: [x]}"])),
+        ),
+        opt(0.3, on_error()),
+    )
+        .prop_map(|((path, format), columns, on_error)| {
+            fields(vec![
+                ("path", Some(path)),
+                ("format", Some(format)),
+                ("columns", columns),
+                ("on_error", on_error),
+            ])
+        });
+    (prop_oneof![3 => csv, 2 => swf, 2 => table], stray(g, &["tenant", "service", "count"]))
         .prop_map(|(t, beside)| with_stray(vec![("trace".to_string(), flow_map(&t))], beside))
         .boxed()
 }

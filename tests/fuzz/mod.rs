@@ -11,6 +11,7 @@ pub mod layout;
 pub mod mutate;
 pub mod objectives;
 pub mod policy;
+pub mod presets;
 pub mod runner;
 pub mod scalars;
 pub mod scenario;

@@ -137,6 +137,7 @@ fn route_rule(g: G, n: u32) -> BoxedStrategy<String> {
         1 => (1..=n).prop_flat_map(|c| (Just(c), 1..=c))
             .prop_map(|(c, k)| vec![kv("shuffle_shard", format!("{{count: {c}, per_tenant: {k}, prefix: q}}"))]),
         3 => (throttle(g), q).prop_map(|(t, q)| vec![kv("throttle", t), kv("to", q)]),
+        1 => Just(vec![kv("to", "\"{class}\"")]),
     ];
     let bad = pick(&[
         "{to: nowhere}",
@@ -170,6 +171,7 @@ fn poll(g: G, queues: usize) -> BoxedStrategy<Vec<(String, String)>> {
         2 => Just(Vec::new()),
         1 => Just(vec![kv("poll", "strict")]),
         1 => Just(vec![kv("poll", "random")]),
+        1 => Just(vec![kv("poll", "merged")]),
         3 => weights,
     ]
     .boxed();
@@ -304,7 +306,7 @@ fn topology(g: G) -> BoxedStrategy<String> {
         "{queues: [a], pools: [{name: p, workers: 1, queues: [a], batch: 2}, {name: p, workers: 1, queues: [a]}]}",
         "{}",
     ]);
-    noisy(g, prop_oneof![4 => queued, 1 => planner(g)].boxed(), bad)
+    noisy(g, prop_oneof![4 => queued, 1 => planner(g), 2 => super::presets::preset(g)].boxed(), bad)
 }
 
 fn admission_rule(g: G) -> BoxedStrategy<String> {

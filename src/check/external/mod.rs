@@ -120,7 +120,7 @@ pub fn check_table(jobs: &Path, args: &CheckArgs, out: &mut dyn std::io::Write) 
     if ext.left_out > 0 {
         writeln!(
             out,
-            "{label}: {} rows without a run time or processor count (cancelled) left out",
+            "{label}: {} rows left out: without a run time or processor count (cancelled), or an event log's jobs without a logged arrival",
             ext.left_out
         )
         .map_err(io)?;

@@ -101,7 +101,36 @@ pub fn read(spec: &TraceSpec, sc: &Scenario) -> Result<External> {
     match &spec.format {
         TraceFormat::Csv(cols) => read_csv(&spec.path, cols, spec.time_format, sc),
         TraceFormat::Swf { slots } => read_swf(&spec.path, *slots),
+        TraceFormat::Events(log) => read_events(&spec.path, log),
     }
+}
+
+/// An event log (Celery's task events, Sidekiq's JSON log), its events
+/// joined per job; a job without an arrival (its first events were not
+/// logged) is left out, counted as `left_out`.
+fn read_events(path: &Path, log: &crate::model::EventLog) -> Result<External> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| Error::Usage(format!("--jobs {}: cannot read it: {e}", path.display())))?;
+    let (jobs, bad) = crate::workload::trace::events::read_log(path, std::io::BufReader::new(file), log)?;
+    if let Some(e) = bad.first() {
+        return Err(Error::input(path, e.line as usize, e.column, e.message.clone()));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Usage(format!("--jobs {}: cannot read it: {e}", path.display())))?;
+    let text: Vec<String> = text.lines().map(str::to_string).collect();
+    let (mut raw, mut ids, mut lines, mut left_out) = (Vec::new(), Vec::new(), Vec::new(), 0);
+    for j in jobs {
+        let Some(arrival) = j.arrival else {
+            left_out += 1;
+            continue;
+        };
+        raw.push((j.tenant, j.class, arrival, j.start, j.end));
+        ids.push(j.id);
+        lines.push(j.line as usize);
+    }
+    let table = Table::of_lines(path.display().to_string(), text, lines);
+    let (jobs, queued, running, horizon) = lives(raw);
+    Ok(External { table, jobs, ids, costs: Vec::new(), left_out, queued, running, horizon })
 }
 
 fn read_csv(path: &Path, cols: &CsvColumns, format: TimeFormat, sc: &Scenario) -> Result<External> {

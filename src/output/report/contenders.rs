@@ -78,6 +78,7 @@ fn topology(t: &TopologySpec, sc: &Scenario) -> String {
             let to = |q: &u16| t.queues.get(usize::from(*q)).cloned().unwrap_or_default();
             match &r.action {
                 RouteAction::To(q) => format!("{who} to {}", to(q)),
+                RouteAction::ClassQueue => format!("{who} to the queue named as its class"),
                 RouteAction::Shard { queues } => {
                     format!("{who} sharded by tenant over {} queues", queues.len())
                 }
@@ -114,6 +115,9 @@ fn topology(t: &TopologySpec, sc: &Scenario) -> String {
             Poll::Weighted(w) => {
                 let w: Vec<String> = w.iter().map(|x| format!("{x}")).collect();
                 format!(" weighted {}", w.join(":"))
+            }
+            Poll::Merged => {
+                " as one queue (the first job in the policy's order, whichever queue holds it)".to_string()
             }
         };
         let batch =

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::model::policy::ParamError;
-use crate::model::{PolicySpec, Scenario, TopologySpec};
+use crate::model::{PolicySpec, Poll, Scenario, TopologySpec};
 use crate::policy;
 use crate::time::Time;
 use crate::topology::planner::Planner;
@@ -54,12 +54,31 @@ fn check(sc: &Scenario, spec: &PolicySpec) -> std::result::Result<(), ParamError
             ),
         });
     }
+    merged_order(sc.run_topology(), spec)?;
     match sc.run_topology() {
         Some(TopologySpec { planner: Some(p), .. }) => {
             Planner::build(sc, spec, p, Default::default()).map(drop)
         }
         _ => policy::build(spec, sc).map(drop),
     }
+}
+
+/// A pool polling `merged` tries its queues by their first job in the
+/// policy's order, which only `fifo` and plain `priority` define by a key
+/// the queues can compare.
+fn merged_order(t: Option<&TopologySpec>, spec: &PolicySpec) -> std::result::Result<(), ParamError> {
+    let Some(pool) = t.and_then(|t| t.pools.iter().find(|p| p.poll == Poll::Merged)) else { return Ok(()) };
+    let ordered = spec.kind == "fifo" || (spec.kind == "priority" && spec.params.value("then").is_none());
+    if ordered {
+        return Ok(());
+    }
+    Err(ParamError {
+        param: None,
+        message: format!(
+            "pool `{}` polls its queues merged (as one queue, in the order of fifo or priority), which `{}` does not define; use `policy: fifo` or `policy: priority` with this topology",
+            pool.name, spec.kind
+        ),
+    })
 }
 
 /// Maps a builder's complaint about a policy's parameters to an input error

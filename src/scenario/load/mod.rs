@@ -12,6 +12,7 @@ mod gate;
 mod objectives;
 mod policies;
 mod prefetch;
+mod presets;
 mod tenants;
 mod topology;
 mod traces;
@@ -289,6 +290,10 @@ struct Builder<'a> {
     pending: Vec<tenants::Override>,
     /// The top-level `costs:`, every pool's default.
     costs: Costs,
+    /// The topologies processor presets wrote.
+    presets: Vec<PresetNote>,
+    /// Whether a generator entry has no class (its jobs are in `default`).
+    classless: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -305,6 +310,8 @@ impl<'a> Builder<'a> {
             spreads: Vec::new(),
             pending: Vec::new(),
             costs: Costs::default(),
+            presets: Vec::new(),
+            classless: false,
         }
     }
 
@@ -358,7 +365,7 @@ impl<'a> Builder<'a> {
         let (workload, traces) = self.workload(raw.workload.as_ref())?;
         self.declare_unmatched_overrides();
         self.costs = self.build_costs(raw.costs.as_ref(), Costs::default())?;
-        self.topologies = self.build_topologies(raw.topologies.as_ref(), workers)?;
+        (self.topologies, self.presets) = self.build_topologies(raw.topologies.as_ref(), workers)?;
         let limiter = self.build_limiter(raw.limiter.as_ref(), 1)?;
         let start_limits = self.build_start_groups(raw.start_limits.as_ref())?;
         let admission = self.build_admission(raw.admission.as_ref(), workers)?;
@@ -388,6 +395,7 @@ impl<'a> Builder<'a> {
             traces,
             policies,
             topologies: self.topologies,
+            presets: self.presets,
             topology: None,
             admission,
             capacity,
@@ -509,6 +517,7 @@ impl<'a> Builder<'a> {
                         return Err(self.err_at(e, "`declared` is supported on the first 65,534 generator entries only; move this entry up"));
                     }
                     jobs += entry.arrivals.expected_count();
+                    self.classless |= entry.class == 0;
                     entries.push(entry);
                 }
             }

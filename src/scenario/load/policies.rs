@@ -98,12 +98,19 @@ impl Builder<'_> {
                 RawPolicy::Map(m) => self.policy_entry(Form::Map(m), line, col)?,
             };
             if spec.label.is_empty() {
+                // an entry that runs a preset's own order is named after its topology
+                let base = match (&p.value, spec.topology) {
+                    (RawPolicy::Map(m), Some(t)) if !m.iter().any(|(k, _)| k.value == "policy") => {
+                        self.topologies[t].name.clone()
+                    }
+                    _ => spec.kind.clone(),
+                };
                 // each kind resumes its numbering where it stopped, so many
                 // unlabelled entries of one kind take linear time
-                let next = suffix.entry(spec.kind.clone()).or_insert(2);
-                let mut label = spec.kind.clone();
+                let next = suffix.entry(base.clone()).or_insert(2);
+                let mut label = base.clone();
                 while used.contains(&label.to_lowercase()) {
-                    label = format!("{}-{next}", spec.kind);
+                    label = format!("{base}-{next}");
                     *next += 1;
                 }
                 used.insert(label.to_lowercase());
@@ -198,6 +205,11 @@ impl Builder<'_> {
             }
             Form::Map(m) => {
                 let Some((_, kind)) = m.iter().find(|(k, _)| k.value == "policy") else {
+                    if let Some(order) = self.preset_order(m) {
+                        // a preset's topology runs the processor's own order
+                        spec.kind = order.to_string();
+                        return self.policy_params(spec, m, line, col);
+                    }
                     let hint = match m.first() {
                         Some((k, _)) if policy::find(&k.value).is_some() => format!(
                             " (`- {}: ...` reads as a map with the key `{}`; write `- {{policy: {}, ...}}`)",
@@ -225,6 +237,25 @@ impl Builder<'_> {
                 "policy name is empty; write a policy such as fifo (see `fairsim policies`)",
             ));
         }
+        self.policy_params(spec, entries, line, col)
+    }
+
+    /// The order of the processor preset an entry's `topology:` names, if it does.
+    fn preset_order(&self, m: &Entries) -> Option<&'static str> {
+        let (_, v) = m.iter().find(|(k, _)| k.value == "topology")?;
+        let RawValue::Scalar(t) = &v.value else { return None };
+        let i = self.topologies.iter().position(|x| x.name == t.text)?;
+        self.presets.iter().find(|p| p.topology == i).map(|p| p.order)
+    }
+
+    /// The rest of an entry whose policy is `spec.kind`.
+    fn policy_params(
+        &self,
+        mut spec: PolicySpec,
+        entries: &Entries,
+        line: usize,
+        col: usize,
+    ) -> Result<PolicySpec> {
         let Some(info) = policy::find(&spec.kind) else {
             let at =
                 entries.iter().find(|(k, _)| k.value == "policy").map(|(_, v)| pos(v)).unwrap_or((line, col));

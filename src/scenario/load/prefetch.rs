@@ -28,6 +28,9 @@ impl Builder<'_> {
         if r.limiter.is_some() {
             return refuse("with a start limiter is not modelled (a reserved job starts without a fetch); remove `limiter` or `prefetch`");
         }
+        if r.poll.as_ref().is_some_and(|p| p.value == "merged") {
+            return refuse("with `poll: merged` is not modelled (a node reserves in its list's order); poll `strict`, `weighted` or `random`, or remove `prefetch`");
+        }
         if costs.poll_interval > 0 {
             return refuse("with a poll interval is not modelled (a node waits on its broker and takes the next job at once); set `poll_interval: 0s` in this pool's `costs`");
         }

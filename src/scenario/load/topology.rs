@@ -19,6 +19,8 @@ const MAX_PER_TENANT: u32 = 64;
 const MAX_WINDOW_LIMIT: u32 = 100_000;
 /// Most jobs a worker claims in one fetch.
 const MAX_BATCH: u32 = 100_000;
+/// `to:` of a rule that sends each job to the queue named as its class.
+pub(super) const CLASS_QUEUE: &str = "{class}";
 /// Policies that can order a planner's ledger: those that choose among
 /// tenants without caps, resources or deadlines (the ledger has none).
 const LEDGER_POLICIES: [&str; 6] = ["round_robin", "drr", "wfq", "lottery", "share", "fifo"];
@@ -28,19 +30,25 @@ impl Builder<'_> {
         &self,
         raw: Option<&Spanned<NamedMap<Spanned<RawTopology>>>>,
         workers: u32,
-    ) -> Result<Vec<TopologySpec>> {
-        let Some(map) = raw else { return Ok(Vec::new()) };
-        let mut out = Vec::new();
+    ) -> Result<(Vec<TopologySpec>, Vec<PresetNote>)> {
+        let Some(map) = raw else { return Ok((Vec::new(), Vec::new())) };
+        let (mut out, mut presets) = (Vec::new(), Vec::new());
         for (name, t) in &map.value.0 {
             if name.is_empty() {
                 return Err(self.err_at(t, "a topology name is empty; name it, e.g. `throttled:`"));
+            }
+            if let Some((spec, mut note)) = self.preset_topology(name, t)? {
+                note.topology = out.len();
+                presets.push(note);
+                out.push(spec);
+                continue;
             }
             out.push(match &t.value.planner {
                 Some(p) => self.planner_topology(name, t, p, workers)?,
                 None => self.topology(name, t)?,
             });
         }
-        Ok(out)
+        Ok((out, presets))
     }
 
     fn topology(&self, name: &str, t: &Spanned<RawTopology>) -> Result<TopologySpec> {
@@ -346,6 +354,7 @@ impl Builder<'_> {
             (_, _, Some(t), None) => {
                 return Err(self.err_at(t, "a `throttle` rule needs `to:`, the queue its overflow goes to, e.g. `to: slow`"))
             }
+            (None, None, None, Some(to)) if to.value == CLASS_QUEUE => RouteAction::ClassQueue,
             (None, None, None, Some(to)) => RouteAction::To(self.queue_ref(to, index)?),
             (None, None, None, None) => {
                 return Err(self.err_at(
@@ -561,6 +570,7 @@ impl Builder<'_> {
         match (mode, &r.weights) {
             ("strict", None) => Ok(Poll::Strict),
             ("random", None) => Ok(Poll::Weighted(vec![1.0; n])),
+            ("merged", None) => Ok(Poll::Merged),
             ("weighted", Some(w)) => {
                 if w.value.len() != n {
                     return Err(self.err_at(w, format!("{} weights for {n} queues; give one weight per queue, in order", w.value.len())));
@@ -573,10 +583,10 @@ impl Builder<'_> {
                 Ok(Poll::Weighted(w.value.iter().map(|x| x.value).collect()))
             }
             ("weighted", None) => Err(self.err_at(r.poll.as_ref().expect("mode came from it"), "`poll: weighted` needs `weights: [...]`, one per queue")),
-            ("strict" | "random", Some(w)) => Err(self.err_at(w, format!("`weights` go with `poll: weighted`; remove them or write `poll: weighted` (this pool polls `{mode}`)"))),
+            ("strict" | "random" | "merged", Some(w)) => Err(self.err_at(w, format!("`weights` go with `poll: weighted`; remove them or write `poll: weighted` (this pool polls `{mode}`)"))),
             (other, _) => Err(self.err_at(
                 r.poll.as_ref().expect("mode came from it"),
-                format!("`poll: {other}` is not a poll mode; use strict (list order), weighted (with `weights`) or random"),
+                format!("`poll: {other}` is not a poll mode; use strict (list order), weighted (with `weights`), random or merged (the queues as one, in the policy's order)"),
             )),
         }
     }

@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::model::*;
 use crate::scenario::raw::*;
 use crate::time::SECOND;
+use crate::workload::trace::{csv, tables};
 
 impl Builder<'_> {
     /// A `- trace: {...}` entry (see docs/scenario.md, "Trace replay").
@@ -20,16 +21,28 @@ impl Builder<'_> {
         self.trace_alone(e)?;
         let t = &t.value;
         let (path, format) = self.trace_path(t)?;
-        let fmt = match format.as_str() {
-            "csv" => TraceFormat::Csv(Box::new(self.csv_columns(t)?)),
-            "swf" => self.swf(e, t)?,
-            other => {
+        let table = tables::find(&format);
+        let fmt = match (format.as_str(), table) {
+            ("csv", _) => TraceFormat::Csv(Box::new(self.csv_columns(t, csv::default_columns())?)),
+            ("swf", _) => self.swf(e, t)?,
+            (_, Some(table)) => match table.format() {
+                TraceFormat::Csv(cols) => TraceFormat::Csv(Box::new(self.csv_columns(t, *cols)?)),
+                TraceFormat::Events(log) => self.event_log(e, t, *log)?,
+                swf => swf,
+            },
+            (other, None) => {
                 let at = t.format.as_ref().map(pos).unwrap_or_else(|| pos(&t.path));
                 let from = if other.is_empty() { String::new() } else { format!(" from `{other}`") };
+                let mut known = vec!["csv", "swf"];
+                known.extend(tables::NAMES);
+                let hint = match crate::policy::closest(other, &known) {
+                    Some(k) if t.format.is_some() => format!("; did you mean `{k}`?"),
+                    _ => String::new(),
+                };
                 return Err(self.err_line(
                     at.0,
                     at.1,
-                    format!("cannot tell the trace format{from}; add `format: csv` or `format: swf`"),
+                    format!("cannot tell the trace format{from}{hint}; add `format:` with csv, swf or a job table's name ({})", tables::NAMES.join(", ")),
                 ));
             }
         };
@@ -43,7 +56,10 @@ impl Builder<'_> {
             line: pos(e).0,
             path,
             format: fmt,
-            time_format: self.time_format(t)?,
+            time_format: match (&t.time_format, table) {
+                (None, Some(table)) => table.time_format,
+                _ => self.time_format(t)?,
+            },
             keep_time: t.keep_time.as_ref().is_some_and(|k| k.value),
             skip_bad_rows: self.on_error(t)?,
             scan: TraceScan::default(),
@@ -127,9 +143,43 @@ impl Builder<'_> {
         }
     }
 
-    /// The column mapping of a CSV trace: defaults, then `service_unit` and `columns`.
-    fn csv_columns(&self, t: &RawTrace) -> Result<CsvColumns> {
-        let mut cols = crate::workload::trace::csv::default_columns();
+    /// An event log's fields: the table's, then `columns: {tenant, class}`.
+    fn event_log(&self, e: &Spanned<Box<RawEntry>>, t: &RawTrace, mut log: EventLog) -> Result<TraceFormat> {
+        if t.service_unit.is_some() || t.slots.is_some() {
+            return Err(self.err_at(
+                e,
+                "an event log has its own times and no slots; remove `service_unit` and `slots`",
+            ));
+        }
+        if let Some(c) = &t.columns {
+            let c = &c.value;
+            let others = [
+                ("arrival", c.arrival.is_some()),
+                ("service", c.service.is_some()),
+                ("started", c.started.is_some()),
+                ("finished", c.finished.is_some()),
+                ("priority", c.priority.is_some()),
+                ("deadline", c.deadline.is_some()),
+                ("cost", c.cost.is_some()),
+                ("id", c.id.is_some()),
+            ];
+            if let Some((k, _)) = others.iter().find(|(_, set)| *set) {
+                return Err(self.err_at(e, format!("an event log's times come from its events; `columns` may name only the `tenant` and `class` fields, not `{k}`")));
+            }
+            if let Some(x) = &c.tenant {
+                log.tenant = x.value.clone();
+            }
+            if let Some(x) = &c.class {
+                log.class = x.value.clone();
+            }
+        }
+        Ok(TraceFormat::Events(Box::new(log)))
+    }
+
+    /// The column mapping of a CSV trace: `base` (the defaults or a job
+    /// table's), then `service_unit` and each column `columns` names.
+    fn csv_columns(&self, t: &RawTrace, base: CsvColumns) -> Result<CsvColumns> {
+        let mut cols = base;
         if let Some(u) = &t.service_unit {
             cols.service_unit = match u.value.as_str() {
                 "us" => 1,
@@ -151,13 +201,23 @@ impl Builder<'_> {
         if let Some(a) = &c.tenant {
             cols.tenant = a.value.clone();
         }
-        cols.class = word(&c.class);
-        cols.service = word(&c.service);
-        cols.started = word(&c.started);
-        cols.finished = word(&c.finished);
-        cols.priority = word(&c.priority);
-        cols.deadline = word(&c.deadline);
-        cols.id = word(&c.id);
+        for (field, raw) in [
+            (&mut cols.class, &c.class),
+            (&mut cols.service, &c.service),
+            (&mut cols.started, &c.started),
+            (&mut cols.finished, &c.finished),
+            (&mut cols.priority, &c.priority),
+            (&mut cols.deadline, &c.deadline),
+            (&mut cols.id, &c.id),
+        ] {
+            if let Some(x) = word(raw) {
+                *field = Some(x);
+            }
+        }
+        // a service column replaces the table's start and finish
+        if c.service.is_some() && c.started.is_none() && c.finished.is_none() {
+            (cols.started, cols.finished) = (None, None);
+        }
         for (rname, col) in c.cost.iter().flat_map(|cost| &cost.value.0) {
             let Some(i) = self.resources.iter().position(|(n, _)| n == rname) else {
                 return Err(self.err_at(

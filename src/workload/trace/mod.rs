@@ -29,6 +29,7 @@
 //! counted. Arrivals are shifted so the first one is at 0 unless `keep_time`.
 
 pub mod csv;
+pub mod events;
 mod ids;
 mod names;
 pub mod recorded;
@@ -36,6 +37,7 @@ pub mod rfc3339;
 mod spill;
 mod split;
 pub mod swf;
+pub mod tables;
 
 pub use ids::TraceIds;
 
@@ -134,6 +136,10 @@ fn open_rows(spec: &TraceSpec, sc: &Scenario) -> Result<Box<dyn RowReader>> {
         TraceFormat::Swf { slots } => {
             let reader = std::io::BufReader::with_capacity(1 << 16, file);
             Box::new(swf::SwfRows::new(&spec.path, reader, *slots))
+        }
+        TraceFormat::Events(log) => {
+            let reader = std::io::BufReader::with_capacity(1 << 16, file);
+            Box::new(events::EventRows::new(&spec.path, reader, log)?)
         }
     })
 }
@@ -373,32 +379,45 @@ pub fn prepare(sc: &mut Scenario) -> Result<()> {
 /// mapping from the scenario's first trace entry of the same format, if any.
 pub fn from_cli(sc: &Scenario, path: &Path, format: Option<&str>, skip_bad_rows: bool) -> Result<TraceSpec> {
     let ext = path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
-    let fmt = match format.map(str::to_ascii_lowercase).or(ext) {
-        Some(f) if f == "csv" => "csv",
-        Some(f) if f == "swf" => "swf",
+    let named = format.map(str::to_ascii_lowercase);
+    let logged = sc.traces.iter().any(|t| matches!(t.format, TraceFormat::Events(_)));
+    let fmt = match named.clone().or(ext) {
+        Some(f) if f == "csv" || f == "swf" || tables::find(&f).is_some() => f,
+        // a JSON log replayed as the scenario's event log entry reads it
+        Some(f) if logged && matches!(f.as_str(), "json" | "jsonl" | "ndjson") => "events".into(),
         other => {
             return Err(Error::Usage(format!(
-                "--trace {}: cannot tell the format from {}; add --trace-format csv or --trace-format swf",
+                "--trace {}: cannot tell the format from {}; add --trace-format with csv, swf or a job table's name ({})",
                 path.display(),
-                other.map(|o| format!("`{o}`")).unwrap_or_else(|| "a file without extension".into())
+                other.map(|o| format!("`{o}`")).unwrap_or_else(|| "a file without extension".into()),
+                tables::NAMES.join(", ")
             )))
         }
     };
-    let template = sc.traces.iter().find(|t| matches!(t.format, TraceFormat::Csv(_)) == (fmt == "csv"));
-    let mut spec = match template {
-        Some(t) => t.clone(),
-        None => TraceSpec {
-            line: 0,
-            path: PathBuf::new(),
-            format: if fmt == "csv" {
-                TraceFormat::Csv(Box::new(csv::default_columns()))
-            } else {
-                TraceFormat::Swf { slots: swf::default_slots(sc) }
-            },
-            time_format: TimeFormat::Auto,
-            keep_time: false,
-            skip_bad_rows: false,
-            scan: TraceScan::default(),
+    // a job table named on the command line brings its own mapping; a
+    // plain csv or swf takes the scenario's entry of the same kind
+    let family = |f: &TraceFormat| match f {
+        TraceFormat::Csv(_) => "csv",
+        TraceFormat::Swf { .. } => "swf",
+        TraceFormat::Events(_) => "events",
+    };
+    let fresh = |format: TraceFormat, time_format: TimeFormat| TraceSpec {
+        line: 0,
+        path: PathBuf::new(),
+        format,
+        time_format,
+        keep_time: false,
+        skip_bad_rows: false,
+        scan: TraceScan::default(),
+    };
+    let mut spec = match tables::find(&fmt).filter(|_| named.is_some()) {
+        Some(t) => fresh(t.format(), t.time_format),
+        None => match sc.traces.iter().find(|t| family(&t.format) == fmt) {
+            Some(t) => t.clone(),
+            None if fmt == "csv" => {
+                fresh(TraceFormat::Csv(Box::new(csv::default_columns())), TimeFormat::Auto)
+            }
+            None => fresh(TraceFormat::Swf { slots: swf::default_slots(sc) }, TimeFormat::Auto),
         },
     };
     spec.path = path.to_path_buf();

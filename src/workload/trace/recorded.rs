@@ -34,6 +34,7 @@ pub fn recorded(spec: &TraceSpec, sc: &Scenario) -> Result<Vec<Recorded>> {
             Box::new(csv::CsvRows::recording(&spec.path, input, cols, spec.time_format, sc.resources.len())?)
         }
         TraceFormat::Swf { slots } => Box::new(swf::SwfRows::recording(&spec.path, input, *slots)),
+        TraceFormat::Events(log) => Box::new(super::events::EventRows::new(&spec.path, input, log)?),
     };
     let cap = capacity(sc);
     let mut row = Row::default();
