@@ -49,6 +49,9 @@ const TARGET: usize = 4096;
 const MOST_PER_TARGET: usize = 4;
 
 pub enum Merge {
+    /// One source (a single workload entry, or a trace alone): its own
+    /// order, handed on as pulled, without a heap or a look-ahead copy.
+    One,
     Heap(HeapMerge),
     Window(WindowMerge),
 }
@@ -56,6 +59,9 @@ pub enum Merge {
 impl Merge {
     /// A merge of sources `0..n` of `src`, their first arrivals pulled.
     pub fn new(src: &mut impl Pull, n: usize) -> Self {
+        if n == 1 {
+            return Merge::One;
+        }
         let pending: Vec<Option<Arrival>> = (0..n).map(|i| src.pull(i)).collect();
         if n < WINDOW_FROM {
             let mut heap = QuadHeap::with_capacity(n);
@@ -90,6 +96,13 @@ impl Merge {
     #[inline]
     pub fn next(&mut self, src: &mut impl Pull, id: Option<&mut Option<Box<str>>>) -> Option<Arrival> {
         match self {
+            Merge::One => {
+                let a = src.pull(0)?;
+                if let Some(id) = id {
+                    *id = src.id(0).map(Box::from);
+                }
+                Some(a)
+            }
             Merge::Heap(h) => h.next(src, id),
             Merge::Window(w) => w.next(src, id),
         }
