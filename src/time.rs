@@ -49,7 +49,8 @@ pub fn fmt_duration(t: Time) -> String {
 /// Converts seconds (as a float) to microseconds, rounding to nearest.
 /// Negative and non-finite inputs map to 0 and `Time::MAX` respectively; the
 /// scenario validator rejects them before they get here.
-#[inline]
+// two calls per generated job, from another codegen unit
+#[inline(always)]
 pub fn from_secs_f64(s: f64) -> Time {
     if !s.is_finite() {
         return Time::MAX;
