@@ -22,8 +22,8 @@ pub use objectives::{Direction, Limit as ObjectiveLimit, Measure, Objective, Ten
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
 pub use tenants::{GeneratedSet, TenantChange, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
-    Busy, PlannerSpec, Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, StartLimit, Throttle,
-    TopologySpec, MAX_QUEUES,
+    Busy, Handoff, PlannerSpec, Poll, PoolId, PoolSpec, Prefetch, QueueId, RouteAction, RouteRule,
+    StartLimit, Throttle, TopologySpec, MAX_QUEUES,
 };
 pub use trace::{CsvColumns, Spill, TimeFormat, TraceFormat, TraceScan, TraceSpec};
 pub use workload::{ArrivalSpec, Declared, EntrySpec, FailureSpec, ServiceSpec, Slicing};
