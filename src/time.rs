@@ -171,6 +171,8 @@ mod tests {
     }
 
     #[test]
+    // 4611686018427.3875 s is 2^62 us: the exact edge of the short path
+    #[allow(clippy::excessive_precision)]
     fn seconds_round_to_microseconds_as_f64_round_does() {
         // the reference is std's `round` (half away from zero), which the
         // conversion called before; exact halves come from k + 1/2 us

@@ -166,8 +166,7 @@ fn generate(rows: u64, path: &Path) {
     let mut line = Vec::with_capacity(128);
     let mut ok = w.write_all(b"id,created_at,tenant,queue,service\n").is_ok();
     let classes: Vec<&str> = sc.classes.iter().map(|c| c.name.as_str()).collect();
-    let mut i = 0u64;
-    for a in ArrivalStream::new(&sc) {
+    for (i, a) in (0u64..).zip(ArrivalStream::new(&sc)) {
         line.clear();
         // ids that are not row numbers, as a production table's would be
         push_u64(&mut line, 1_000_001 + 3 * i);
@@ -181,7 +180,6 @@ fn generate(rows: u64, path: &Path) {
         push_secs6(&mut line, a.service);
         line.push(b'\n');
         ok &= w.write_all(&line).is_ok();
-        i += 1;
     }
     if !(ok && w.flush().is_ok()) {
         eprintln!("cannot write {}", path.display());

@@ -253,7 +253,7 @@ mod tests {
             slicing: 0,
             declared_entry: 0,
         };
-        let id = if i % 4 == 0 { String::new() } else { "x".repeat((i % 41) as usize) };
+        let id = if i.is_multiple_of(4) { String::new() } else { "x".repeat((i % 41) as usize) };
         (a, id)
     }
 
