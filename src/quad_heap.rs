@@ -73,6 +73,25 @@ impl<T: Ord + Copy> QuadHeap<T> {
         Some(top)
     }
 
+    /// Replaces the smallest element by `x` (a pop and a push in one walk
+    /// down, for a merge whose source yields its next key as the last is
+    /// taken); returns the element replaced, `None` (and `x` pushed) when
+    /// the heap was empty.
+    #[inline(always)]
+    pub fn replace_top(&mut self, x: T) -> Option<T> {
+        let Some(&top) = self.v.first() else {
+            self.v.push(x);
+            return None;
+        };
+        let mut hole = 0;
+        while let Some(m) = self.min_child(hole) {
+            self.v[hole] = self.v[m];
+            hole = m;
+        }
+        self.sift_up(hole, x);
+        Some(top)
+    }
+
     /// Keeps only the elements for which `keep` is true (O(n)).
     pub fn retain(&mut self, keep: impl FnMut(&T) -> bool) {
         self.v.retain(keep);
@@ -105,7 +124,7 @@ impl<T: Ord + Copy> QuadHeap<T> {
     }
 
     /// Places `x` at `i` or above, moving larger parents down.
-    #[inline]
+    #[inline(always)]
     fn sift_up(&mut self, mut i: usize, x: T) {
         while i > 0 {
             let p = (i - 1) / 4;
@@ -182,6 +201,43 @@ mod tests {
             assert_eq!(got, rest, "n {n}");
             assert!(h.is_empty());
         }
+    }
+
+    #[test]
+    fn replacing_the_top_is_a_pop_then_a_push() {
+        // a k-way merge of sorted runs, as the arrival merge uses it: the
+        // result must be the sorted concatenation of the runs
+        for (runs, len) in [(1, 50), (3, 200), (10, 1000), (64, 40)] {
+            let mut all = Vec::new();
+            let mut sources: Vec<Vec<u64>> = (0..runs)
+                .map(|r| {
+                    let mut run = values(len, 7 + r as u64, 1000);
+                    run.sort_unstable();
+                    // distinct keys, as every caller's are: (value, run) packed
+                    run.iter_mut().for_each(|x| *x = *x * 100 + r as u64);
+                    all.extend_from_slice(&run);
+                    run.reverse();
+                    run
+                })
+                .collect();
+            all.sort_unstable();
+            let mut h = QuadHeap::new();
+            for s in sources.iter_mut() {
+                h.push(s.pop().expect("a first value"));
+            }
+            let mut got = Vec::new();
+            while let Some(&top) = h.peek() {
+                got.push(top);
+                match sources[(top % 100) as usize].pop() {
+                    Some(next) => assert_eq!(h.replace_top(next), Some(top)),
+                    None => assert_eq!(h.pop(), Some(top)),
+                }
+            }
+            assert_eq!(got, all, "{runs} runs");
+        }
+        let mut h = QuadHeap::new();
+        assert_eq!(h.replace_top(5u64), None);
+        assert_eq!(h.pop(), Some(5));
     }
 
     #[test]

@@ -49,6 +49,8 @@ pub fn fmt_duration(t: Time) -> String {
 /// Converts seconds (as a float) to microseconds, rounding to nearest.
 /// Negative and non-finite inputs map to 0 and `Time::MAX` respectively; the
 /// scenario validator rejects them before they get here.
+// two calls per generated job, from another codegen unit
+#[inline(always)]
 pub fn from_secs_f64(s: f64) -> Time {
     if !s.is_finite() {
         return Time::MAX;
@@ -56,7 +58,15 @@ pub fn from_secs_f64(s: f64) -> Time {
     if s <= 0.0 {
         return 0;
     }
-    let us = (s * SECOND as f64).round();
+    let us = s * SECOND as f64;
+    if us < (1u64 << 62) as f64 {
+        // `f64::round` (half away from zero) without its libm call, two per
+        // generated job: below 2^62 the truncation is exact and so is the
+        // fraction left
+        let t = us as Time;
+        return t + Time::from(us - t as f64 >= 0.5);
+    }
+    let us = us.round();
     if us >= Time::MAX as f64 {
         Time::MAX
     } else {
@@ -157,6 +167,40 @@ mod tests {
         assert_eq!(fmt_duration(0), "0s");
         for t in [1, 999, 1000, 1_000_001, 60 * SECOND, 3601 * SECOND] {
             assert_eq!(parse_duration(&fmt_duration(t)), Ok(t), "{t} round-trips");
+        }
+    }
+
+    #[test]
+    // 4611686018427.3875 s is 2^62 us: the exact edge of the short path
+    #[allow(clippy::excessive_precision)]
+    fn seconds_round_to_microseconds_as_f64_round_does() {
+        // the reference is std's `round` (half away from zero), which the
+        // conversion called before; exact halves come from k + 1/2 us
+        let reference = |s: f64| {
+            let us = (s * SECOND as f64).round();
+            if us >= Time::MAX as f64 {
+                Time::MAX
+            } else {
+                us as Time
+            }
+        };
+        let mut x: u64 = 0x853C_49E6_748F_EA9B;
+        for i in 0..1_000_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let s = match i % 4 {
+                0 => f64::from_bits(x >> 2) % 1e7,
+                1 => (x % 1_000_000_000) as f64 / 1e6 / 3.0,
+                2 => ((x % 1_000_000) as f64 + 0.5) / 1e6,
+                _ => f64::from_bits((x >> 1) | 1),
+            };
+            if s.is_finite() && s > 0.0 {
+                assert_eq!(from_secs_f64(s), reference(s), "{s:e}");
+            }
+        }
+        for s in [5e-7, 1.5e-6, 4611686018427.3875, 4611686018428.0, 1e13, 1.8e13, 1e300] {
+            assert_eq!(from_secs_f64(s), reference(s), "{s:e}");
         }
     }
 

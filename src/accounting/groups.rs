@@ -321,6 +321,15 @@ pub struct SampleLog {
 }
 
 impl SampleLog {
+    /// A log with room for `jobs` samples of each kind: grown by doubling, a
+    /// block is copied, touching fresh pages (most of a run's page faults).
+    pub fn with_capacity(jobs: usize) -> Self {
+        let mut log = SampleLog::default();
+        // refused (a tight `ulimit -v`): the log grows as it goes
+        let _ = (log.waits.try_reserve_exact(jobs), log.slowdowns.try_reserve_exact(jobs));
+        log
+    }
+
     /// The first-attempt wait of a job of `tenant` and `class`.
     pub fn wait(&mut self, wait: Time, tenant: TenantId, class: ClassId) {
         self.waits.push(WaitSample { wait, tenant, class });

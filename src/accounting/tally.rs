@@ -72,6 +72,21 @@ impl JainStats {
     }
 }
 
+/// Room to reserve in the sample log: the jobs the scenario is expected
+/// to start (a Poisson count by time varies by some square roots of it),
+/// at most 2^24: past glibc's mmap threshold (at most 32 MiB) a growing
+/// block is moved by `mremap`, without a copy.
+fn expected_samples(sc: &Scenario) -> usize {
+    let generated: f64 = sc.workload.iter().map(|e| e.arrivals.expected_count()).sum();
+    let n = generated + sc.traces.iter().map(|t| t.scan.rows as f64).sum::<f64>();
+    let n = n + 4.0 * n.sqrt();
+    if n.is_finite() {
+        n.min((1u64 << 24) as f64) as usize
+    } else {
+        0
+    }
+}
+
 /// Live statistics of one run.
 pub struct Tally {
     stats: RunStats,
@@ -111,7 +126,7 @@ impl Tally {
                 ..Default::default()
             },
             tenants: vec![TenantCounters::default(); sc.tenants.len()],
-            samples: SampleLog::default(),
+            samples: SampleLog::with_capacity(expected_samples(sc)),
             fair_tenants: ServiceWindows::new(
                 sc.tenants.weights(),
                 sc.tenants.caps().into_iter().map(|c| (c as u64).min(pool)).collect(),

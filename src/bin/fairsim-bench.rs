@@ -8,6 +8,9 @@
 //!   (10,000 tenants, 64 workers, summary logs only); add `drr`, `wfq` there;
 //! - `full`: a 1,000,000-job run with every CSV written, end to end (a child
 //!   `fairsim run` process, start-up and writing included);
+//! - `floor`: round_robin on `tenants-10k.yaml` beside the bare loop (a
+//!   binary heap of events, per-tenant deques, a ring of active tenants)
+//!   over the same jobs, CPU time, paired runs, and their ratio;
 //! - `scaling`: CPU per job with 100 and with 100,000 tenants backlogged all
 //!   run long (`active-100.yaml`, `active-100k.yaml`), and their ratio;
 //! - `memory`: peak resident memory of a 10,000,000-job summary-only run
@@ -22,6 +25,10 @@
 //! - `replay`: a 2,000,000-row CSV trace written once from a generated
 //!   workload, replayed against that workload generated, for one policy and
 //!   for four, end to end, paired runs;
+//! - `trace5`: a 10,000,000-row CSV trace through 5 policies with
+//!   `--jobs 2` against `--jobs 1` and against the 5 policies run alone,
+//!   and whether the two folders are the same byte for byte;
+//! - `moonshot`: the same with 100,000,000 rows, once, and where the time goes;
 //! - `sweep`: `fairsim sweep` with `--jobs 1` against `--jobs 2`;
 //! - `parallel`: `fairsim run` of 5 entries with `--jobs 1` against
 //!   `--jobs 2` and against the 5 entries run one by one.
@@ -41,6 +48,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+#[path = "bench/floor.rs"]
+mod floor;
+#[path = "bench/moonshot.rs"]
+mod moonshot;
 #[path = "bench/paired.rs"]
 mod paired;
 #[path = "bench/parallel.rs"]
@@ -414,9 +425,24 @@ fn simpy_once(python: &Path, peers: &Path, policy: &str) -> Option<(f64, String)
 }
 
 /// Child modes: `--child full NAME` (run_all with every CSV into a temp
-/// folder) and `--child peak NAME` (run_all, summary only); both print
-/// wall, CPU and peak RSS.
+/// folder) and `--child peak NAME` (run_all, summary only), which print
+/// wall, CPU and peak RSS; `--child floor PATH`, the bare loop over the
+/// scenario at PATH (for callgrind).
 fn child_main(mode: &str, name: &str) {
+    if mode == "floor" {
+        // the bare loop alone, for a profile of it (`NAME`: a scenario path)
+        let sc = scenario::load(Path::new(name)).unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(2)
+        });
+        let Some(shape) = floor::Shape::of(&sc) else {
+            eprintln!("{name}: not one Poisson entry spread over tenants with exponential service");
+            std::process::exit(2)
+        };
+        let f = floor::bare_loop(&shape);
+        println!("{} jobs, mean wait {:.6} s", f.jobs, f.wait_sum as f64 / f.jobs.max(1) as f64 / 1e6);
+        return;
+    }
     let sc = load(name);
     let dir = std::env::temp_dir().join(format!("fairsim-bench-child-{}", std::process::id()));
     let logs = if mode == "full" { Logs::Full } else { Logs::Summary };
@@ -440,6 +466,8 @@ Usage: fairsim-bench [SECTION...] [OPTIONS]
 
 Sections (none given: all of them):
   throughput  jobs/s of every policy of tenants-10k.yaml (10,000 tenants, 64 workers, logs off)
+  floor       round_robin on tenants-10k.yaml vs the bare loop (heap, deques, ring) over the
+              same jobs, CPU time, paired runs
   full        1,000,000 jobs with every CSV written, end to end (full-csv-1m.yaml)
   scaling     CPU per job with 100 vs 100,000 backlogged tenants (paired runs)
   memory      peak resident memory of a 10,000,000-job summary-only run
@@ -450,10 +478,19 @@ Sections (none given: all of them):
               jobs); minutes long, so only when named
   parallel    fairsim run of 5 entries x 1,000,000 jobs with --jobs 1 vs 2 vs each
               entry alone; only when named
+  trace5      a 10,000,000-row CSV trace (10,000 tenants, 3 queues) through fifo,
+              round_robin, drr, wfq and share: --jobs 2 vs --jobs 1 vs each policy
+              alone, and the two folders compared byte for byte; only when named
+  moonshot    the same trace with 100,000,000 rows, once: wall, CPU, peak RSS,
+              rows/s, and the CPU of each phase; several GB of disk under the
+              target folder and minutes of CPU; only when named
 
 Options:
   --repeat N        timed runs per figure, in alternating rounds (default 3)
   --policy LABEL    only this policy in throughput and scaling (repeatable)
+  --rows N          rows of the trace of trace5 and moonshot (default 10,000,000
+                    and 100,000,000); each size is generated once and kept under
+                    the target folder (CARGO_TARGET_DIR or cargo metadata's)
   --fairsim PATH    the fairsim binary that entries, replay and full run
                     (default: the one beside fairsim-bench), e.g. an older build
   --python PATH     Python with simpy and numpy for peer (default python3 on PATH)
@@ -473,6 +510,7 @@ fn main() {
     let mut python = PathBuf::from("python3");
     let mut peers: Option<PathBuf> = None;
     let mut sections = Vec::new();
+    let mut rows: Option<u64> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -482,6 +520,13 @@ fn main() {
                 Some(n) if n > 0 => REPEAT.store(n, std::sync::atomic::Ordering::Relaxed),
                 _ => {
                     eprintln!("--repeat needs a whole number of runs, at least 1");
+                    std::process::exit(2)
+                }
+            },
+            "--rows" => match it.next().and_then(|v| v.replace('_', "").parse::<u64>().ok()) {
+                Some(n) if (1..=200_000_000).contains(&n) => rows = Some(n),
+                _ => {
+                    eprintln!("--rows needs a whole number of rows, 1 to 200000000");
                     std::process::exit(2)
                 }
             },
@@ -503,10 +548,10 @@ fn main() {
                 print!("{USAGE}");
                 return;
             }
-            s @ ("throughput" | "full" | "scaling" | "memory" | "peer" | "entries" | "replay" | "sweep"
-            | "parallel") => sections.push(s.to_string()),
+            s @ ("throughput" | "floor" | "full" | "scaling" | "memory" | "peer" | "entries" | "replay"
+            | "sweep" | "parallel" | "trace5" | "moonshot") => sections.push(s.to_string()),
             other => {
-                eprintln!("unknown argument `{other}`; sections: throughput full scaling memory peer entries replay sweep parallel; options: --python PATH --peers DIR --repeat N --policy LABEL --fairsim PATH (see --help)");
+                eprintln!("unknown argument `{other}`; sections: throughput floor full scaling memory peer entries replay sweep parallel trace5 moonshot; options: --python PATH --peers DIR --repeat N --policy LABEL --rows N --fairsim PATH (see --help)");
                 std::process::exit(2)
             }
         }
@@ -539,6 +584,9 @@ fn main() {
     if on("throughput") {
         throughput();
     }
+    if on("floor") {
+        floor::section();
+    }
     if on("full") {
         full();
     }
@@ -560,6 +608,12 @@ fn main() {
     }
     if sections.iter().any(|x| x == "parallel") {
         parallel::section();
+    }
+    if sections.iter().any(|x| x == "trace5") {
+        moonshot::trace5(rows.unwrap_or(10_000_000));
+    }
+    if sections.iter().any(|x| x == "moonshot") {
+        moonshot::moonshot(rows.unwrap_or(100_000_000));
     }
     if let Some(plan) = peer_plan {
         match plan {

@@ -9,7 +9,7 @@ use std::fmt;
 use serde::ser::{self, Impossible, Serialize, SerializeStruct, Serializer};
 
 use super::units::{MEAN_SECS, RATIO, SECS};
-use crate::time::{fmt_secs, Time};
+use crate::time::Time;
 
 /// One value of a row.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,34 +27,36 @@ pub enum Cell {
 impl Cell {
     /// The cell as `comparison.csv` and `summary.csv` write it.
     pub fn csv(&self) -> String {
-        let mut s = String::new();
-        self.write_csv(&mut s);
-        s
+        let mut b = Vec::new();
+        self.write_csv(&mut b);
+        // every cell's text is UTF-8: numbers are ASCII, text a `String`
+        String::from_utf8(b).unwrap_or_default()
     }
 
-    /// Appends the cell's CSV text to `out` (no allocation per cell).
-    pub fn write_csv(&self, out: &mut String) {
-        use std::fmt::Write;
-        // writing into a String cannot fail
-        let _ = match self {
-            Cell::Empty => Ok(()),
+    /// Appends the cell's CSV text to `out` (no allocation per cell; the
+    /// numbers are written by [`super::fixed`], byte for byte what `std`
+    /// and [`crate::time::fmt_secs`] write).
+    pub fn write_csv(&self, out: &mut Vec<u8>) {
+        use super::fixed::{push_fixed, push_secs, push_uint};
+        use std::io::Write;
+        match self {
+            Cell::Empty => {}
             Cell::Int(v) => match u64::try_from(*v) {
-                // i128's Display divides in 128 bits: slow for a 10,000-row summary
-                Ok(u) => write!(out, "{u}"),
-                Err(_) => write!(out, "{v}"),
+                Ok(u) => push_uint(out, u),
+                // writing into a Vec cannot fail
+                Err(_) => {
+                    let _ = write!(out, "{v}");
+                }
             },
-            Cell::Float(v) => write!(out, "{v}"),
-            Cell::Text(s) => {
-                out.push_str(s);
-                Ok(())
+            Cell::Float(v) => {
+                let _ = write!(out, "{v}");
             }
-            Cell::Secs(t) => {
-                out.push_str(&fmt_secs(*t));
-                Ok(())
-            }
-            Cell::MeanSecs(us) => write!(out, "{:.6}", us / 1e6),
-            Cell::Ratio(x) => write!(out, "{x:.4}"),
-        };
+            Cell::Text(s) => out.extend_from_slice(s.as_bytes()),
+            Cell::Secs(t) => push_secs(out, *t),
+            // `{:.6}` and `{:.4}`
+            Cell::MeanSecs(us) => push_fixed(out, us / 1e6, 6),
+            Cell::Ratio(x) => push_fixed(out, *x, 4),
+        }
     }
 }
 
@@ -141,7 +143,9 @@ impl<'a> Serializer for RowSer<'a> {
         false
     }
 
-    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Self, CellError> {
+    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Self, CellError> {
+        // one cell per field (an `Option` adds none): no growth per row
+        self.out.reserve(len);
         Ok(self)
     }
 

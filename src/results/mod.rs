@@ -11,6 +11,7 @@
 pub mod cells;
 pub mod confidence;
 pub mod document;
+mod fixed;
 pub mod scorecard;
 mod scorecard_text;
 pub mod table;

@@ -27,9 +27,13 @@ pub(crate) struct Csv {
 }
 
 pub(crate) fn open_csv(dir: &Path, name: &str, header: &[&str]) -> Result<Csv> {
-    let path = dir.join(name);
-    let file = File::create(&path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
-    open_on(file, path, header)
+    create_csv(&dir.join(name), header)
+}
+
+/// [`open_csv`] of a whole path.
+pub(crate) fn create_csv(path: &Path, header: &[&str]) -> Result<Csv> {
+    let file = File::create(path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+    open_on(file, path.to_path_buf(), header)
 }
 
 /// A CSV file on an open `file` at `path` (a test gives /dev/full).

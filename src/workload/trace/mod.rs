@@ -265,6 +265,8 @@ pub fn prepare(sc: &mut Scenario) -> Result<()> {
         let mut last: Option<(i64, u64)> = None;
         let mut spill = SpillWriter::create(sc.resources.len());
         let mut last_class: Option<(String, Option<i32>, ClassId)> = None;
+        // the first classes met, searched before the map
+        let mut few_classes: Vec<(String, Option<i32>, ClassId)> = Vec::new();
         while let Some(r) = rows.next_row(&mut row)? {
             match r {
                 Read::Missing => {
@@ -321,10 +323,15 @@ pub fn prepare(sc: &mut Scenario) -> Result<()> {
                     t
                 }
             };
-            // most rows repeat the class of the row before
-            let class = match &last_class {
-                Some((c, p, id)) if *c == row.class && *p == row.priority => *id,
-                _ => {
+            // most rows repeat the class of the row before, or one of the
+            // few a trace has (queues interleaved): no name built and hashed
+            let recent = match &last_class {
+                Some((c, p, id)) if *c == row.class && *p == row.priority => Some(*id),
+                _ => few_classes.iter().find(|(c, p, _)| *c == row.class && *p == row.priority).map(|x| x.2),
+            };
+            let class = match recent {
+                Some(id) => id,
+                None => {
                     let cname = class_name(&row);
                     let id = match class_ids.get(&cname) {
                         _ if cname.is_empty() => 0,
@@ -350,6 +357,9 @@ pub fn prepare(sc: &mut Scenario) -> Result<()> {
                         }
                     };
                     last_class = Some((row.class.clone(), row.priority, id));
+                    if few_classes.len() < 16 {
+                        few_classes.push((row.class.clone(), row.priority, id));
+                    }
                     id
                 }
             };
