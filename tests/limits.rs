@@ -306,11 +306,13 @@ fn poisson_work_that_cannot_end_inside_simulated_time_is_refused_by_validate() {
     // (9.007e9 s): run would stop mid-way, so validate refuses it at its line.
     // Stopped at 5 x 10^5 s (about 4.95e9 s of work) it is accepted.
     let dir = tempdir();
-    let text = "workers: 1\nworkload:\n  - {tenant: A, arrivals: {poisson: 1/s, stop: 1000000s}, service: 10000s}\n";
+    let text =
+        "workers: 1\nworkload:\n  - {tenant: A, arrivals: {poisson: 1/s, stop: 1000000s}, service: 10000s}\n";
     let (code, err) = validate_text(dir.path(), text);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("bad.yaml:3") && err.contains("cannot finish before 9930000000 s"), "{err}");
-    let ok = "workers: 1\nworkload:\n  - {tenant: A, arrivals: {poisson: 1/s, stop: 500000s}, service: 10000s}\n";
+    let ok =
+        "workers: 1\nworkload:\n  - {tenant: A, arrivals: {poisson: 1/s, stop: 500000s}, service: 10000s}\n";
     let (code, err) = validate_text(dir.path(), ok);
     assert_eq!(code, Some(0), "{err}");
 }

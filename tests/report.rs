@@ -59,8 +59,11 @@ fn a_gini_objective_judges_the_mean_over_the_windows() {
     let dir = tempdir();
     let text = std::fs::read_to_string(scenario("abc-rotation.yaml")).expect("readable");
     let path = dir.path().join("abc.yaml");
-    std::fs::write(&path, format!("{text}objectives:\n  - {{gini: 0.3, name: loose}}\n  - {{gini: 20%, name: tight}}\n"))
-        .expect("write");
+    std::fs::write(
+        &path,
+        format!("{text}objectives:\n  - {{gini: 0.3, name: loose}}\n  - {{gini: 20%, name: tight}}\n"),
+    )
+    .expect("write");
     let out = dir.path().join("out");
     run(&path, &out, &["--no-plots", "--policy", "round_robin"]);
     let rows = read_csv(&out.join("scorecard.csv"));

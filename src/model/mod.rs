@@ -26,7 +26,9 @@ pub use topology::{
     TopologySpec, MAX_QUEUES,
 };
 pub use trace::{CsvColumns, Spill, TimeFormat, TraceFormat, TraceScan, TraceSpec};
-pub use workload::{ArrivalSpec, Declared, EntrySpec, FailureSpec, ServiceSpec, Slicing};
+pub use workload::{
+    pareto_mean, ArrivalSpec, Declared, EntrySpec, FailureSpec, Histogram, ServiceSpec, Slicing,
+};
 
 use std::path::PathBuf;
 

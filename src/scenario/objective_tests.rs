@@ -64,7 +64,10 @@ fn each_measure_reads_its_bound_in_its_own_unit() {
     );
     // the costs are the pool's figures; protections are the waits, misses, shares
     let costs: Vec<bool> = o.iter().map(|o| o.cost).collect();
-    assert_eq!(costs, [false, false, false, false, false, false, false, false, false, true, true, true, true]);
+    assert_eq!(
+        costs,
+        [false, false, false, false, false, false, false, false, false, true, true, true, true]
+    );
     // declared on lines 8 .. 20 (HEAD is 6 lines, then `objectives:`)
     assert_eq!(o.iter().map(|o| o.line).collect::<Vec<_>>(), (8..=20).collect::<Vec<_>>());
 }

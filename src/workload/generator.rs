@@ -1,11 +1,13 @@
 //! One workload entry as an iterator of arrivals in time order.
 
+use std::sync::Arc;
+
 use rand::RngExt;
-use rand_distr::{Distribution, Exp, LogNormal};
+use rand_distr::{Distribution, Exp, LogNormal, OpenClosed01, Pareto};
 use rand_pcg::Pcg64;
 
 use crate::core::Arrival;
-use crate::model::{ArrivalSpec, EntrySpec, ServiceSpec};
+use crate::model::{ArrivalSpec, EntrySpec, Histogram, ServiceSpec};
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
@@ -20,6 +22,17 @@ enum Service {
     Exponential(Exp<f64>),
     Uniform(Time, Time),
     LogNormal(LogNormal<f64>),
+    Pareto(Pareto<f64>),
+    /// From `min` (seconds), shape `alpha`, truncated at `max`: inverted
+    /// by its CDF with `tail` = 1 - (min / max)^alpha.
+    BoundedPareto {
+        min: f64,
+        alpha: f64,
+        tail: f64,
+        max: Time,
+    },
+    Empirical(Arc<[Time]>),
+    Histogram(Arc<Histogram>),
 }
 
 impl Service {
@@ -35,6 +48,17 @@ impl Service {
             ServiceSpec::LogNormal { mu, sigma } => {
                 Service::LogNormal(LogNormal::new(mu, sigma.max(0.0)).expect("validated sigma"))
             }
+            ServiceSpec::Pareto { alpha, min, max: None } => {
+                // the loader keeps alpha > 1 and min > 0
+                Service::Pareto(Pareto::new(min as f64 / SECOND as f64, alpha).expect("validated Pareto"))
+            }
+            ServiceSpec::Pareto { alpha, min, max: Some(max) } => {
+                let lo = min as f64 / SECOND as f64;
+                let tail = 1.0 - (min as f64 / max as f64).powf(alpha);
+                Service::BoundedPareto { min: lo, alpha, tail, max }
+            }
+            ServiceSpec::Empirical(ref v) => Service::Empirical(Arc::clone(v)),
+            ServiceSpec::Histogram(ref h) => Service::Histogram(Arc::clone(h)),
         }
     }
 
@@ -46,6 +70,20 @@ impl Service {
             Service::Uniform(lo, hi) if lo == hi => *lo,
             Service::Uniform(lo, hi) => rng.random_range(*lo..=*hi),
             Service::LogNormal(d) => from_secs_f64(d.sample(rng)),
+            Service::Pareto(d) => from_secs_f64(d.sample(rng)),
+            Service::BoundedPareto { min, alpha, tail, max } => {
+                // F(x) = (1 - (min/x)^a) / tail, so x = min (1 - u tail)^(-1/a);
+                // u in (0, 1] reaches max at u = 1, never below min
+                let u: f64 = OpenClosed01.sample(rng);
+                from_secs_f64(min * (1.0 - u * tail).powf(-1.0 / alpha)).min(*max)
+            }
+            Service::Empirical(v) => v[rng.random_range(0..v.len())],
+            Service::Histogram(h) => {
+                let u: f64 = rng.random();
+                let bin = h.cumulative.partition_point(|&c| c <= u).min(h.cumulative.len() - 1);
+                let (lo, hi) = (h.edges[bin], h.edges[bin + 1]);
+                rng.random_range(lo..hi)
+            }
         }
     }
 }
@@ -181,3 +219,7 @@ impl Iterator for EntryGenerator {
         })
     }
 }
+
+#[cfg(test)]
+#[path = "service_tests.rs"]
+mod service_tests;

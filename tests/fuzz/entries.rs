@@ -117,6 +117,14 @@ fn service(g: G) -> BoxedStrategy<String> {
         2 => (1u32..2000, 1u32..20000).prop_map(|(a, b)| format!("{{lognormal: {{median: {a}ms, p99: {}ms}}}}", a + b)),
         2 => (float_in(g, -30..20, &["100", "700", "1e308", "50"]), float_in(g, 0..20, &["50", "1e308", "700"]))
             .prop_map(|(m, s)| format!("{{lognormal: {{mu: {m}, sigma: {s}}}}}")),
+        // heavy tails: an unbounded Pareto needs alpha > 1 and a small enough
+        // min; a bounded one takes any alpha
+        2 => (11u32..50, 1u32..2000).prop_map(|(a, m)| format!("{{pareto: {{alpha: {}, min: {m}ms}}}}", a as f64 / 10.0)),
+        1 => (1u32..50, 1u32..2000, 1u32..100000)
+            .prop_map(|(a, m, x)| format!("{{pareto: {{alpha: {}, min: {m}ms, max: {}ms}}}}", a as f64 / 10.0, m + x)),
+        1 => (0u32..1000, 1u32..5000, 0u32..100, 0u32..100).prop_map(|(a, b, c, d)| {
+            format!("{{histogram: {{edges: [{a}ms, {}ms, {}s], counts: [{c}, {}]}}}}", a + b, (a + b) / 1000 + 2, d + 1)
+        }),
     ]
     .boxed();
     let bad = prop_oneof![
@@ -126,6 +134,24 @@ fn service(g: G) -> BoxedStrategy<String> {
         (dur0(g), dur0(g)).prop_map(|(a, b)| format!("{{constant: {a}, exponential: {b}}}")),
         pick(&["{lognormal: {mu: 1, sigma: -1}}", "{exponential: 0s}", "{}", "{gamma: 1s}"]),
         pick(WRONG),
+        (float_in(g, -5..5, &["1e308", ".nan", "0"]), dur0(g), opt(0.5, dur0(g))).prop_map(|(a, m, x)| {
+            let max = x.map(|x| format!(", max: {x}")).unwrap_or_default();
+            format!("{{pareto: {{alpha: {a}, min: {m}{max}}}}}")
+        }),
+        pick(&[
+            "{pareto: {alpha: 1, min: 1s}}",
+            "{pareto: {alpha: 1.1, min: 1h}}",
+            "{histogram: {edges: [0s, 1s, 2s], counts: [1]}}",
+            "{histogram: {edges: [2s, 1s], counts: [1]}}",
+            "{histogram: {edges: [0s, 1s], counts: [0]}}",
+            "{histogram: {edges: [], counts: []}}",
+            // the generated CSV trace: its header may lack run times
+            "{empirical: {path: @@P@@t0.csv}}",
+            "{empirical: {path: @@P@@t0.csv, on_error: skip, columns: {started: started_at, finished: finished_at}}}",
+            "{empirical: {path: @@P@@t1.swf}}",
+            "{empirical: {path: missing.csv}}",
+            "{empirical: {path: \"/dev/zero\", format: csv}}",
+        ]),
     ]
     .boxed();
     noisy(g, good, bad)
