@@ -10,6 +10,7 @@ pub mod costs;
 pub mod faults;
 pub mod objectives;
 pub mod policy;
+pub mod profile;
 pub mod tenants;
 pub mod topology;
 pub mod trace;
@@ -20,6 +21,7 @@ pub use costs::Costs;
 pub use faults::{Backoff, CapacityChange, Loss, RetrySpec, Slowdown};
 pub use objectives::{Direction, Limit as ObjectiveLimit, Measure, Objective, TenantScope};
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
+pub use profile::{Bursts, RateProfile};
 pub use tenants::{GeneratedSet, TenantChange, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
     Busy, PlannerSpec, Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, StartLimit, Throttle,

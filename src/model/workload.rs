@@ -60,20 +60,44 @@ pub struct FailureSpec {
 pub enum ArrivalSpec {
     /// `count` jobs all at time `at`.
     Batch { count: u64, at: Time },
-    /// Poisson process of `rate` per second from `start`, until `stop` and/or `count` jobs.
-    Poisson { rate: f64, start: Time, stop: Option<Time>, count: Option<u64> },
+    /// Poisson process of `rate` per second from `start`, until `stop` and/or
+    /// `count` jobs; with a `profile`, the rate times its factor at each time.
+    Poisson {
+        rate: f64,
+        start: Time,
+        stop: Option<Time>,
+        count: Option<u64>,
+        profile: Option<std::sync::Arc<super::RateProfile>>,
+    },
     /// One job every `every`, starting at `start`, until `stop` and/or `count` jobs.
     Every { every: Time, start: Time, stop: Option<Time>, count: Option<u64> },
 }
 
 impl ArrivalSpec {
+    /// Arrivals per second in the long run: a Poisson entry's rate times
+    /// its profile's long-run mean factor; `None` for batch and every.
+    pub fn mean_rate(&self) -> Option<f64> {
+        match self {
+            ArrivalSpec::Poisson { rate, profile, .. } => {
+                Some(rate * profile.as_ref().map_or(1.0, |p| p.long_run()))
+            }
+            _ => None,
+        }
+    }
+
     /// Jobs expected: the count, or rate x duration, whichever is smaller.
     pub fn expected_count(&self) -> f64 {
         let secs = |t: Time| t as f64 / 1e6;
         match *self {
             ArrivalSpec::Batch { count, .. } => count as f64,
-            ArrivalSpec::Poisson { rate, start, stop, count } => {
-                let by_time = stop.map(|s| rate * secs(s.saturating_sub(start)));
+            ArrivalSpec::Poisson { rate, start, stop, count, ref profile } => {
+                let by_time = stop.map(|s| match profile {
+                    None => rate * secs(s.saturating_sub(start)),
+                    Some(p) => match p.integral(start, s) {
+                        Some(f) => rate * f / 1e6,
+                        None => rate * p.long_run() * secs(s.saturating_sub(start)),
+                    },
+                });
                 by_time.into_iter().chain(count.map(|c| c as f64)).fold(f64::INFINITY, f64::min)
             }
             ArrivalSpec::Every { every, start, stop, count } => {

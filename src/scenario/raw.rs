@@ -18,7 +18,8 @@ use serde_saphyr::Spanned;
 pub use super::named_map::NamedMap;
 pub use super::raw_dispatch::{RawCosts, RawLimiter};
 pub use super::raw_load::{
-    RawEmpirical, RawHistogram, RawLognormal, RawPareto, RawService, RawServiceMap, RawUniform,
+    RawBursts, RawEmpirical, RawHistogram, RawLognormal, RawPareto, RawProfile, RawService, RawServiceMap,
+    RawStep, RawUniform,
 };
 
 /// A scalar written as a YAML string or number, kept as text.
@@ -403,6 +404,8 @@ pub struct RawArrivals {
     pub stop: Option<Spanned<Dur>>,
     pub count: Option<Spanned<u64>>,
     pub at: Option<Spanned<Dur>>,
+    /// A Poisson rate that varies over time.
+    pub profile: Option<Spanned<RawProfile>>,
 }
 
 /// `declared:` map of a workload entry.

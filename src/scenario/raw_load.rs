@@ -1,6 +1,7 @@
 //! The raw shapes of the keys that shape load and capacity over time,
 //! beside [`super::raw`]: the service laws (a duration or a map naming
-//! one, read by a small visitor so that the values keep their places).
+//! one, read by a small visitor so that the values keep their places) and
+//! a Poisson entry's rate profile.
 
 use std::fmt;
 
@@ -25,6 +26,34 @@ pub struct RawPareto {
 pub struct RawHistogram {
     pub edges: Spanned<Vec<Spanned<Dur>>>,
     pub counts: Spanned<Vec<Spanned<f64>>>,
+}
+
+/// `profile:` of Poisson arrivals: factors on the rate, multiplied.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawProfile {
+    pub steps: Option<Spanned<Vec<Spanned<RawStep>>>>,
+    pub daily: Option<Spanned<Vec<Spanned<f64>>>>,
+    pub weekly: Option<Spanned<Vec<Spanned<f64>>>>,
+    pub bursts: Option<Spanned<RawBursts>>,
+}
+
+/// `{at: 10m, factor: 4}`: the factor from `at` on.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStep {
+    pub at: Spanned<Dur>,
+    pub factor: Spanned<f64>,
+}
+
+/// `bursts: {on: 30s, off: 5m, high: 10, low: 0}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBursts {
+    pub on: Spanned<Dur>,
+    pub off: Spanned<Dur>,
+    pub high: Spanned<f64>,
+    pub low: Option<Spanned<f64>>,
 }
 
 /// `empirical: {path: traces/jobs.csv, ...}`: a trace's recorded run

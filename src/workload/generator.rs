@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::error::Error;
 use crate::time::{from_secs_f64, Time, HORIZON, HORIZON_TEXT, SECOND};
 
+use super::profiled::Profiled;
 use super::rng::{stream, Purpose};
 
 /// Service-time sampler (pre-validated parameters).
@@ -88,13 +89,24 @@ impl Service {
     }
 }
 
+/// How an entry's next arrival time is drawn after each arrival.
+#[derive(Debug, Clone)]
+enum Gap {
+    /// Fixed: a batch, or `every`.
+    None,
+    /// Poisson at a constant rate.
+    Exp(Exp<f64>),
+    /// Poisson at a rate that follows a profile.
+    Profiled(Box<Profiled>),
+}
+
 /// Iterator over the arrivals of one entry.
 #[derive(Debug, Clone)]
 pub struct EntryGenerator {
     spec: EntrySpec,
     rng: Pcg64,
     service: Service,
-    gap: Option<Exp<f64>>,
+    gap: Gap,
     next_time: Time,
     emitted: u64,
     done: bool,
@@ -114,12 +126,17 @@ impl EntryGenerator {
         let mut rng = stream(seed, index as u64, Purpose::Workload);
         let service = Service::new(&spec.service);
         let (gap, next_time) = match spec.arrivals {
-            ArrivalSpec::Batch { at, .. } => (None, at),
-            ArrivalSpec::Every { start, .. } => (None, start),
-            ArrivalSpec::Poisson { rate, start, .. } => {
+            ArrivalSpec::Batch { at, .. } => (Gap::None, at),
+            ArrivalSpec::Every { start, .. } => (Gap::None, start),
+            ArrivalSpec::Poisson { rate, start, profile: None, .. } => {
                 let d = Exp::new(rate).expect("validated positive rate");
                 let first = start.saturating_add(from_secs_f64(d.sample(&mut rng)));
-                (Some(d), first)
+                (Gap::Exp(d), first)
+            }
+            ArrivalSpec::Poisson { rate, start, stop, profile: Some(ref p), .. } => {
+                let mut p = Profiled::new(rate, Arc::clone(p), start, &mut rng);
+                let first = p.next(start, stop.unwrap_or(Time::MAX), &mut rng);
+                (Gap::Profiled(Box::new(p)), first)
             }
         };
         EntryGenerator {
@@ -197,10 +214,11 @@ impl Iterator for EntryGenerator {
             }
             None => (0, 1),
         };
-        self.next_time = match (&self.spec.arrivals, &self.gap) {
+        self.next_time = match (&self.spec.arrivals, &mut self.gap) {
             (ArrivalSpec::Every { every, .. }, _) => time.saturating_add(*every),
-            (ArrivalSpec::Poisson { .. }, Some(d)) => {
-                time.saturating_add(from_secs_f64(d.sample(&mut self.rng)))
+            (_, Gap::Exp(d)) => time.saturating_add(from_secs_f64(d.sample(&mut self.rng))),
+            (ArrivalSpec::Poisson { stop, .. }, Gap::Profiled(p)) => {
+                p.next(time, stop.unwrap_or(Time::MAX), &mut self.rng)
             }
             _ => time,
         };
@@ -223,3 +241,7 @@ impl Iterator for EntryGenerator {
 #[cfg(test)]
 #[path = "service_tests.rs"]
 mod service_tests;
+
+#[cfg(test)]
+#[path = "profile_tests.rs"]
+mod profile_tests;

@@ -228,6 +228,9 @@ impl Builder<'_> {
             Some(s) => self.dur(s, "start")?,
             None => 0,
         };
+        if let (Some(_), Some(pr)) = (&m.batch, &m.profile) {
+            return Err(self.err_at(pr, "`profile` applies to `poisson` arrivals only; use `poisson: RATE`"));
+        }
         match &m.batch {
             Some(b) => self.batch(m, b, start),
             None => self.process(a, start),
@@ -337,7 +340,14 @@ impl Builder<'_> {
                 };
                 self.err_at(p, format!("`poisson`: {msg}{hint}"))
             })?;
-            return Ok(ArrivalSpec::Poisson { rate, start, stop, count });
+            let profile = match &m.profile {
+                Some(pr) => Some(self.build_profile(pr, rate, start, stop, count)?),
+                None => None,
+            };
+            return Ok(ArrivalSpec::Poisson { rate, start, stop, count, profile });
+        }
+        if let Some(pr) = &m.profile {
+            return Err(self.err_at(pr, "`profile` applies to `poisson` arrivals only; use `poisson: RATE`"));
         }
         match &m.every {
             Some(e) => Ok(ArrivalSpec::Every { every: self.pos_dur(e, "every")?, start, stop, count }),
