@@ -25,8 +25,9 @@
 //! values known to be slow: `999999999999s`, `1us` ticks, `1e-300/s`,
 //! counts of 2^64-1, 10,000,000-tenant spreads, `/dev/zero` as a trace.
 //!
-//! Every command runs with a time limit (10 s of CPU time, or 60 s of wall
-//! time for a process blocked without using the CPU; `check` gets 4x the
+//! Every command runs with a time limit (10 s of CPU time; or, past 60 s of
+//! wall time, a process blocked, using under 5% of a core over its last 10 s;
+//! 300 s of wall time in any case; `check` gets 4x the
 //! time of the `run --logs full` whose folder it reads, if that is more; CPU time, because wall
 //! time on a shared machine grows with its load), an address-space limit (8 GiB)
 //! and a file-size limit (1 GiB), and its peak RSS is watched (limit 2 GiB).

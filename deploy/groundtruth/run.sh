@@ -10,8 +10,8 @@
 #   strict    sidekiq -c 8 -q critical -q default -q bulk        calibrate, every mean and p99 within tolerance
 #   weighted  sidekiq -c 8 -q critical,6 -q default,3 -q bulk,1  calibrate --seeds 20, every p99 inside the band
 #
-#   deploy/groundtruth/run.sh              # both; exit 0 when every figure holds
-#   deploy/groundtruth/run.sh weighted     # one of them
+#   deploy/groundtruth/run.sh              # both, then Celery (celery/run.sh); exit 0 when every figure holds
+#   deploy/groundtruth/run.sh weighted     # one of them, no Celery
 #
 # Installs redis-server and ruby-sidekiq with apt-get when missing (as
 # root). Redis listens on a free 127.0.0.1 port, its files in a new
@@ -123,4 +123,8 @@ for kind in "${kinds[@]}"; do
   say "$kind: judging $work/$kind/calibration"
   ruby "$here/assert.rb" "$kind" "$work/$kind/calibration" || status=1
 done
+# Celery, with its own files and broker (deploy/groundtruth/celery/run.sh)
+if [ $# -eq 0 ]; then
+  FAIRSIM="$FAIRSIM" "$here/celery/run.sh" || status=1
+fi
 exit "$status"

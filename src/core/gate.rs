@@ -30,6 +30,10 @@ pub enum Skip {
     /// Its jobs wait in a queue whose pool's start limiter (`limiter:`)
     /// allows no start now.
     RateLimited,
+    /// Its jobs are reserved by a worker node whose workers are busy (or
+    /// wait in a queue whose nodes are full of reserved jobs), while a
+    /// worker idles elsewhere (`prefetch:`).
+    Prefetched,
 }
 
 impl Skip {
@@ -44,6 +48,7 @@ impl Skip {
             Skip::NotBefore => "not_before",
             Skip::Reserved => "reserved",
             Skip::RateLimited => "rate_limited",
+            Skip::Prefetched => "prefetched",
         }
     }
 }

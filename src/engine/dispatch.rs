@@ -18,6 +18,9 @@ impl Engine<'_> {
                 self.preempt(p)?;
             }
         }
+        if EXTRAS && self.reserves && self.queued_total > 0 {
+            self.reserve_ahead()?;
+        }
         if self.free_workers > 0 && self.queued_total > 0 && self.rec.lists_parked() {
             self.log_still_parked();
         }
@@ -83,6 +86,26 @@ impl Engine<'_> {
         }
         self.rec.on_skips(&mut self.skips);
         Ok(())
+    }
+
+    /// Lets a policy that reserves ahead take jobs for its nodes, whether a
+    /// worker is free or not (a busy node still takes its reservation).
+    #[cold]
+    #[inline(never)]
+    fn reserve_ahead(&mut self) -> Result<()> {
+        let mut gate = Gate {
+            tenants: &mut self.loads,
+            free: self.free_res,
+            borrow: false,
+            parked: &mut self.gate_parked,
+            skips: &mut self.skips,
+            free_workers: self.free_workers,
+            expired: &mut self.expired,
+            logged: self.rec.logs_skips(),
+        };
+        self.policy.reserve(&self.jobs, &mut gate, self.now);
+        self.sort_parked();
+        self.end_expired()
     }
 
     /// Starts the job in `slot` on a free worker. `EXTRAS`: see

@@ -130,6 +130,8 @@ pub struct Engine<'s> {
     preempts: bool,
     /// Whether the policy may ask for a wake-up ([`Policy::may_wake`]).
     wakes: bool,
+    /// Whether the policy takes jobs ahead of free workers ([`Policy::reserves_ahead`]).
+    reserves: bool,
     /// Retries counted per tenant for `retry: {budget}`.
     retry_budgets: std::collections::HashMap<TenantId, crate::admission::limit::SlidingWindow>,
     /// `--decisions`: the policy's ranking at each dispatch (none: not asked).
@@ -152,6 +154,7 @@ impl<'s> Engine<'s> {
         };
         let policy_preempts = policy.preempts();
         let wakes = policy.may_wake();
+        let reserves = policy.reserves_ahead();
         let loads =
             sc.tenants.caps().into_iter().map(|cap| TenantLoad { cap, ..Default::default() }).collect();
         Ok(Engine::with_sleepers(Engine {
@@ -185,6 +188,7 @@ impl<'s> Engine<'s> {
             faults: faults::Faults::new(sc),
             preempts: policy_preempts,
             wakes,
+            reserves,
             retry_budgets: std::collections::HashMap::new(),
             decisions: None,
             costs: costs::Overheads::new(sc),

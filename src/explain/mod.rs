@@ -178,6 +178,7 @@ fn reason_text(reason: &str) -> &'static str {
         "throttled" => "a rate limit held it back",
         "not_before" => "its job was not allowed to start yet",
         "rate_limited" => "its pool's start limiter allowed no start yet",
+        "prefetched" => "a worker node had reserved its job (or its queue's nodes were full) while that node's workers were busy",
         "reserved" => "the free workers were reserved for another class",
         _ => "of a reason this explain does not know",
     }

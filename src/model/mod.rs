@@ -24,8 +24,8 @@ pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Valu
 pub use profile::{Bursts, RateProfile};
 pub use tenants::{GeneratedSet, TenantChange, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
-    Busy, PlannerSpec, Poll, PoolId, PoolSpec, QueueId, RouteAction, RouteRule, StartLimit, Throttle,
-    TopologySpec, MAX_QUEUES,
+    Busy, Handoff, PlannerSpec, Poll, PoolId, PoolSpec, Prefetch, QueueId, RouteAction, RouteRule,
+    StartLimit, Throttle, TopologySpec, MAX_QUEUES,
 };
 pub use trace::{CsvColumns, Spill, TimeFormat, TraceFormat, TraceScan, TraceSpec};
 pub use workload::{

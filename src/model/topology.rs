@@ -131,6 +131,42 @@ pub struct PoolSpec {
     pub costs: super::Costs,
     /// How many jobs its workers may start per interval (`limiter:`).
     pub limiter: Option<StartLimit>,
+    /// Reservation ahead (`prefetch:`): the pool is one worker node that
+    /// takes jobs from its queues before a worker is free for them.
+    pub prefetch: Option<Prefetch>,
+}
+
+/// A worker node that reserves jobs ahead (Celery's
+/// `worker_prefetch_multiplier`, an AMQP consumer's prefetch count, a batch
+/// receive): up to `limit` unacknowledged jobs leave the shared queue for
+/// the node, where only its own workers can run them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prefetch {
+    /// Most unacknowledged jobs the node holds (multiplier x workers);
+    /// `u32::MAX`: no limit (Celery's multiplier 0).
+    pub limit: u32,
+    pub handoff: Handoff,
+    /// A job is acknowledged when its attempt ends, not when it starts, so
+    /// the running jobs count against `limit` too.
+    pub acks_late: bool,
+    /// A full node that an acknowledgement gives room takes jobs again
+    /// only at its next event (one of its jobs starting or ending, a turn
+    /// of its loop later) or at the next tick of a timer with this period
+    /// (on a phase drawn from the seed), whichever comes first: Celery
+    /// defers an acknowledgement to the next turn of its event loop, after
+    /// that turn's fetch. 0: at once.
+    pub refetch: Time,
+}
+
+/// How a node hands its reserved jobs to its workers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handoff {
+    /// Only to an idle worker, in reservation order (Celery's default
+    /// strategy since 4.0, `fair`).
+    Fair,
+    /// Written at once to the node's first worker, busy or not, where they
+    /// run one after another (Celery's `fcfs` write strategy).
+    Fcfs,
 }
 
 /// A limit on a pool's starts, as opposed to admission's

@@ -27,6 +27,24 @@ fn cost_cells(busy: u128, overhead: u128, workers: u32, makespan: Time) -> Strin
     format!(",{},{occupancy}", fmt_secs(overhead.min(Time::MAX as u128) as Time))
 }
 
+/// `pools.csv`'s last columns when a pool of the topology reserves ahead
+/// (`prefetch:`): jobs it reserved, most held at once, and the mean time
+/// from a job's reservation to its start.
+const RESERVE_COLUMNS: &str = ",reserved,held_max,held_mean";
+
+/// A pool's reservation cells; blank for a pool that does not reserve.
+fn reserve_cells(node: bool, s: &TopologyStats, i: usize) -> String {
+    if !node {
+        return ",,,".into();
+    }
+    let mean = match s.pool_started[i] {
+        0 => String::new(),
+        // every start of a node is of a job it held
+        n => fmt_secs((s.held_sum[i] / u128::from(n)).min(Time::MAX as u128) as Time),
+    };
+    format!(",{},{},{mean}", s.reserved[i], s.held_max[i])
+}
+
 /// `pools.csv` of a run on the default pool, in a scenario that declares
 /// dispatch costs: one row, `default`, polling the one queue.
 pub fn write_default_pool(
@@ -83,6 +101,11 @@ pub fn write(
     if overhead.is_some() {
         p.push_str(COST_COLUMNS);
     }
+    // only where some pool reserves ahead: other topologies' files are unchanged
+    let reserving = !s.reserved.is_empty();
+    if reserving {
+        p.push_str(RESERVE_COLUMNS);
+    }
     p.push('\n');
     let mut pq = String::from("pool,queue,poll_order\n");
     for (i, pool) in t.pools.iter().enumerate() {
@@ -106,6 +129,9 @@ pub fn write(
         ));
         if let Some(o) = overhead {
             p.push_str(&cost_cells(busy, o.get(i).copied().unwrap_or(0), pool.workers, makespan));
+        }
+        if reserving {
+            p.push_str(&reserve_cells(pool.prefetch.is_some(), s, i));
         }
         p.push('\n');
     }

@@ -84,6 +84,15 @@ pub trait Policy: Hints + Explain {
     /// After a dispatch at `now` under dispatch costs: workers still free
     /// found nothing (pools with a poll interval put them to sleep).
     fn after_dispatch(&mut self, _now: Time) {}
+    /// Whether the policy takes jobs ahead of free workers (a topology's
+    /// pools that reserve ahead); asked once per run, so others pay nothing.
+    fn reserves_ahead(&self) -> bool {
+        false
+    }
+    /// At every dispatch of a run whose policy [`Policy::reserves_ahead`],
+    /// whether a worker is free or not: lets it take jobs for its nodes.
+    /// Taken jobs stay queued for the engine until `pick` returns them.
+    fn reserve(&mut self, _jobs: &JobTable, _gate: &mut Gate, _now: Time) {}
     /// Whether the policy promises never to leave a worker idle while a
     /// claimable job that fits is waiting (checked by the audit).
     fn work_conserving(&self) -> bool {

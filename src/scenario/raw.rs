@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 pub use super::named_map::NamedMap;
-pub use super::raw_dispatch::{RawCosts, RawLimiter};
+pub use super::raw_dispatch::{RawCosts, RawLimiter, RawPrefetch};
 pub use super::raw_load::{
     RawBursts, RawEmpirical, RawHistogram, RawLognormal, RawPareto, RawProfile, RawService, RawServiceMap,
     RawStep, RawUniform,
@@ -292,6 +292,7 @@ pub struct RawPool {
     pub batch: Option<Spanned<u32>>,
     pub costs: Option<Spanned<RawCosts>>,
     pub limiter: Option<Spanned<RawLimiter>>,
+    pub prefetch: Option<Spanned<RawPrefetch>>,
 }
 
 /// `log: {tick: 1s, window: 10s}`.

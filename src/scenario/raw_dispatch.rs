@@ -28,3 +28,14 @@ pub struct RawLimiter {
     pub limit: Option<Spanned<u32>>,
     pub window: Option<Spanned<Dur>>,
 }
+
+/// `prefetch: {multiplier: 4, handoff: fair, acks_late: false}`: Celery's
+/// `worker_prefetch_multiplier`, its pool's write strategy and `acks_late`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPrefetch {
+    pub multiplier: Spanned<u32>,
+    pub handoff: Option<Spanned<String>>,
+    pub acks_late: Option<Spanned<bool>>,
+    pub refetch: Option<Spanned<Dur>>,
+}

@@ -19,11 +19,15 @@
 //! as waiting for its tenant.
 
 pub mod limiter;
+mod node;
 pub mod planner;
 pub mod poll;
 pub mod pools;
 pub mod route;
+mod stats;
 mod waits;
+
+pub use stats::TopologyStats;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
@@ -39,53 +43,6 @@ use crate::workload::rng::{self, Purpose};
 
 use pools::Pool;
 use route::Router;
-
-/// What a topology run counted, for `queue_totals.csv` and `pools.csv`.
-#[derive(Debug, Clone, Default)]
-pub struct TopologyStats {
-    /// Per queue: jobs routed in at arrival.
-    pub routed: Vec<u64>,
-    /// Per queue: attempts started from it.
-    pub started: Vec<u64>,
-    /// Per queue: most jobs queued at once.
-    pub max_depth: Vec<u64>,
-    /// Per queue: sum and maximum of the waits (since claimable) of the
-    /// attempts started from it, in microseconds.
-    pub wait_sum: Vec<u128>,
-    pub wait_max: Vec<Time>,
-    /// Per pool: attempts started, and worker-microseconds of attempts ended.
-    pub pool_started: Vec<u64>,
-    pub pool_busy: Vec<u128>,
-    /// Per routing rule: jobs it placed; `unrouted`: jobs no rule placed.
-    pub rule_matched: Vec<u64>,
-    pub unrouted: u64,
-    /// Under a planner: its wake-ups, plans and promotions.
-    pub planner: Option<Rc<RefCell<Vec<planner::PlannerEvent>>>>,
-    /// The last start counted: its wait and the queue's largest wait before
-    /// it, so a claim refused at the cap can be taken back.
-    last_note: Option<(Time, Time)>,
-}
-
-impl TopologyStats {
-    fn note_start(&mut self, q: QueueId, p: PoolId, wait: Time) {
-        let (q, p) = (q as usize, p as usize);
-        self.last_note = Some((wait, self.wait_max[q]));
-        self.started[q] += 1;
-        self.pool_started[p] += 1;
-        self.wait_sum[q] += u128::from(wait);
-        self.wait_max[q] = self.wait_max[q].max(wait);
-    }
-
-    /// The start just counted was a claim refused at the tenant's cap.
-    fn unnote_start(&mut self, q: QueueId, p: PoolId) {
-        let (q, p) = (q as usize, p as usize);
-        let Some((wait, max_before)) = self.last_note.take() else { return };
-        self.started[q] -= 1;
-        self.pool_started[p] -= 1;
-        self.wait_sum[q] -= u128::from(wait);
-        self.wait_max[q] = max_before;
-    }
-}
 
 pub struct Dispatcher<'s> {
     sc: &'s Scenario,
@@ -136,6 +93,8 @@ pub struct Dispatcher<'s> {
     stats: Rc<RefCell<TopologyStats>>,
     /// Jobs (ids) whose claim was refused at the cap, to come back to their queue.
     refused: HashSet<u64>,
+    /// Pools that reserve ahead (`prefetch:`); `None` when none does.
+    nodes: Option<Box<node::Nodes>>,
 }
 
 impl<'s> Dispatcher<'s> {
@@ -155,6 +114,9 @@ impl<'s> Dispatcher<'s> {
                 subscribers[q as usize].push((p as PoolId, i as u32));
             }
         }
+        // the reservation counters only where some pool reserves ahead
+        let prefetching =
+            if topology.pools.iter().any(|p| p.prefetch.is_some()) { topology.pools.len() } else { 0 };
         {
             let mut s = stats.borrow_mut();
             *s = TopologyStats {
@@ -167,6 +129,9 @@ impl<'s> Dispatcher<'s> {
                 pool_busy: vec![0; topology.pools.len()],
                 rule_matched: vec![0; topology.route.len()],
                 unrouted: 0,
+                reserved: vec![0; prefetching],
+                held_max: vec![0; prefetching],
+                held_sum: vec![0; prefetching],
                 planner: None,
                 last_note: None,
             };
@@ -217,6 +182,7 @@ impl<'s> Dispatcher<'s> {
             limited,
             stats,
             refused: HashSet::new(),
+            nodes: node::Nodes::new(sc, topology),
         }
     }
 
@@ -244,9 +210,13 @@ impl<'s> Dispatcher<'s> {
     /// Offers the pools that poll queue `q` another fetch.
     fn wake_subscribers(&mut self, q: QueueId) {
         for &(p, _) in &self.subscribers[q as usize] {
-            if self.pools[p as usize].free > 0 {
+            let pool = &self.pools[p as usize];
+            if pool.free > 0 && !pool.node {
                 self.ready.insert(p);
             }
+        }
+        if let Some(ns) = self.nodes.as_mut() {
+            ns.pushed(q);
         }
     }
 
@@ -394,14 +364,28 @@ impl<'s> Dispatcher<'s> {
             return;
         }
         self.scanned = tick;
+        // a node takes jobs only while it has room (then it waits on its queues)
+        let nodes = self.nodes.as_deref();
+        let takes = |p: PoolId| match nodes.filter(|ns| ns.is_node(p)) {
+            Some(ns) => ns.waits(p),
+            None => self.pools[p as usize].idle(),
+        };
         let unpolled: Vec<QueueId> = self
             .nonempty
             .iter()
             .copied()
-            .filter(|&q| self.subscribers[q as usize].iter().all(|&(p, _)| !self.pools[p as usize].idle()))
+            .filter(|&q| self.subscribers[q as usize].iter().all(|&(p, _)| !takes(p)))
             .collect();
-        for q in unpolled {
-            let reason = if self.throttled_into[q as usize] { Skip::Throttled } else { Skip::NotSubscribed };
+        let reasons: Vec<(QueueId, Skip)> = unpolled
+            .into_iter()
+            .map(|q| match self.throttled_into[q as usize] {
+                true => (q, Skip::Throttled),
+                // the nodes polling it are full of reserved jobs
+                false if nodes.is_some_and(|ns| ns.polled(q)) => (q, Skip::Prefetched),
+                false => (q, Skip::NotSubscribed),
+            })
+            .collect();
+        for (q, reason) in reasons {
             self.list(q, reason, gate, now);
         }
     }
@@ -470,6 +454,9 @@ impl Policy for Dispatcher<'_> {
         if !self.continuing.is_empty() {
             return self.continue_batch(jobs, now);
         }
+        if let Some(slot) = self.start_held(jobs, gate, now) {
+            return Some(slot);
+        }
         while let Some(&p) = self.ready.first() {
             if !self.limiter_allows(p, gate, now) {
                 // asleep until the limiter allows a start (see `on_wakeup`)
@@ -485,10 +472,23 @@ impl Policy for Dispatcher<'_> {
             // nothing claimable for this pool until something changes
             self.ready.remove(&p);
         }
-        if gate.logs_skips() && !self.nonempty.is_empty() {
-            self.list_unpolled(gate, now);
+        if gate.logs_skips() {
+            if !self.nonempty.is_empty() {
+                self.list_unpolled(gate, now);
+            }
+            self.list_held(gate, now);
         }
         None
+    }
+
+    fn reserves_ahead(&self) -> bool {
+        self.nodes.is_some()
+    }
+
+    fn reserve(&mut self, jobs: &JobTable, gate: &mut Gate, now: Time) {
+        if self.nodes.is_some() {
+            self.reserve_ahead(jobs, gate, now);
+        }
     }
 
     fn unpark(&mut self, tenant: TenantId, jobs: &JobTable, now: Time) {
@@ -521,7 +521,7 @@ impl Policy for Dispatcher<'_> {
         self.stats.borrow_mut().pool_busy[job.pool as usize] += u128::from(ran);
     }
 
-    fn release(&mut self, seq: u64, p: PoolId, _now: Time) {
+    fn release(&mut self, seq: u64, p: PoolId, now: Time) {
         if self.pools[p as usize].batch > 1 {
             if let Some(b) = self.batch_of.remove(&seq) {
                 if !self.batches[b as usize].is_empty() {
@@ -531,6 +531,9 @@ impl Policy for Dispatcher<'_> {
                 }
                 self.spare_batches.push(b);
             }
+        }
+        if self.release_node(p, now) {
+            return;
         }
         let pool = &mut self.pools[p as usize];
         pool.free += 1;
@@ -554,11 +557,17 @@ impl Policy for Dispatcher<'_> {
     }
 
     fn may_wake(&self) -> bool {
-        self.wakes || !self.polling.is_empty() || !self.limited.is_empty()
+        self.wakes
+            || !self.polling.is_empty()
+            || !self.limited.is_empty()
+            || self.nodes.as_ref().is_some_and(|ns| ns.refetches)
     }
 
     fn on_wakeup(&mut self, _jobs: &mut JobTable, now: Time) {
         self.wake_pools(now);
+        if let (true, Some(ns)) = (self.wakes, self.nodes.as_mut()) {
+            ns.all_pushed();
+        }
     }
 
     fn after_dispatch(&mut self, now: Time) {

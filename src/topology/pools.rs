@@ -26,6 +26,9 @@ pub struct Pool {
     /// Its idle workers between polls, under a poll interval (not in `free`).
     pub sleepers: Option<Sleepers>,
     pub limiter: Option<super::limiter::Limiter>,
+    /// Whether it reserves ahead (`prefetch:`): then it never polls when a
+    /// worker is free, its node takes jobs for it ([`super::node`]).
+    pub node: bool,
 }
 
 impl Pool {
@@ -45,6 +48,7 @@ impl Pool {
             costs: spec.costs,
             sleepers,
             limiter: spec.limiter.map(super::limiter::Limiter::new),
+            node: spec.prefetch.is_some(),
         }
     }
 
@@ -102,6 +106,7 @@ mod tests {
             batch: 1,
             costs: Costs::default(),
             limiter: None,
+            prefetch: None,
         };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([0, 1]);
@@ -151,6 +156,7 @@ mod tests {
             batch: 1,
             costs: Costs::default(),
             limiter: None,
+            prefetch: None,
         };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([0, 1, 2, 3]);
@@ -172,6 +178,7 @@ mod tests {
             batch: 1,
             costs: Costs::default(),
             limiter: None,
+            prefetch: None,
         };
         let mut pool = Pool::new(&spec);
         pool.nonempty.extend([2, 0]);

@@ -32,7 +32,8 @@ impl Dispatcher<'_> {
         let look = looks.map(poll::Sleepers::next_look).min().filter(|&t| t < Time::MAX);
         let held =
             self.limited.iter().filter_map(|&p| self.pools[p as usize].limiter.as_ref()?.held_until).min();
-        look.into_iter().chain(held).min()
+        let deaf = self.nodes.as_ref().and_then(|ns| ns.next_wake());
+        look.into_iter().chain(held).chain(deaf).min()
     }
 
     /// Something may have become claimable at `now`: sleepers plan their next look.
@@ -47,6 +48,9 @@ impl Dispatcher<'_> {
     /// Offers a fetch to the pools whose limiter allows a start again and
     /// whose sleepers' look is due.
     pub(super) fn wake_pools(&mut self, now: Time) {
+        if let Some(ns) = self.nodes.as_mut() {
+            ns.wake_deaf(now);
+        }
         for &p in &self.limited {
             let pool = &mut self.pools[p as usize];
             let l = pool.limiter.as_mut().expect("a limited pool has a limiter");

@@ -164,15 +164,31 @@ fn run_command(
     let mut peak = 0;
     let mut stopped: Option<Class> = None;
     let mut stack = String::new();
+    // CPU time at the start of the last stretch of `timeout` wall time
+    let mut stretch = (start, Duration::ZERO);
     let status = loop {
         if let Some(st) = child.try_wait().expect("wait") {
             break Some(st);
         }
         peak = peak.max(peak_rss_kb(pid));
         let over_memory = peak > s.rss_limit_kb;
-        // a hang: the CPU time past the limit, or (blocked, using none) the
-        // wall time past six times it
-        let hung = || cpu_time(pid) > timeout || start.elapsed() > timeout * 6;
+        // a hang: the CPU time past the limit, or, past six times it in wall
+        // time, blocked: under 5% of a core over the last stretch. A process
+        // only starved by a loaded machine (10 builds on 2 cores) still gains
+        // CPU time, and was a false hang when judged by wall time alone; 30
+        // times the limit stops anything.
+        let mut hung = || {
+            let cpu = cpu_time(pid);
+            let wall = start.elapsed();
+            if stretch.0.elapsed() >= timeout {
+                let blocked = cpu.saturating_sub(stretch.1) < timeout / 20;
+                stretch = (Instant::now(), cpu);
+                if blocked && wall > timeout * 6 {
+                    return true;
+                }
+            }
+            cpu > timeout || wall > timeout * 30
+        };
         if over_memory || (start.elapsed() > timeout && hung()) {
             stopped = Some(if over_memory { Class::Memory } else { Class::Hang });
             if s.stacks {

@@ -70,15 +70,24 @@ impl Builder<'_> {
         Ok(out)
     }
 
-    /// A claimed batch holds no cap slot, so an entry that adds a cap
-    /// cannot run on a topology whose pools claim in batches (the rule the
-    /// top-level caps meet at `batch:`).
+    /// A claimed batch or a reserved job holds no cap slot, so an entry
+    /// that adds a cap cannot run on a topology whose pools claim in
+    /// batches or reserve ahead (the rule the top-level caps meet at
+    /// `batch:` and `prefetch:`).
     pub(super) fn check_entry_caps(&self, spec: &PolicySpec, at: &Spanned<RawValue>) -> Result<()> {
         let batched = spec.topology.is_some_and(|t| self.topologies[t].pools.iter().any(|p| p.batch > 1));
         if batched && spec.tenants.iter().any(|c| c.cap.is_some()) {
             return Err(self.err_at(
                 at,
                 "claim batching with tenant caps is not modelled (a cap is checked when a job starts, after the batch was claimed); drop the cap or use a topology without `batch`",
+            ));
+        }
+        let prefetching =
+            spec.topology.is_some_and(|t| self.topologies[t].pools.iter().any(|p| p.prefetch.is_some()));
+        if prefetching && spec.tenants.iter().any(|c| c.cap.is_some()) {
+            return Err(self.err_at(
+                at,
+                "reservation ahead with tenant caps is not modelled (a cap is checked when a job starts, after the node reserved it); drop the cap or use a topology without `prefetch`",
             ));
         }
         Ok(())

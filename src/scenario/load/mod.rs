@@ -11,6 +11,7 @@ mod faults;
 mod gate;
 mod objectives;
 mod policies;
+mod prefetch;
 mod profile;
 mod service;
 mod tenants;

@@ -111,6 +111,12 @@ impl Builder<'_> {
                         "claim batching is not modelled behind a planner (its main queue is claimed one job at a time); remove `batch`",
                     ));
                 }
+                if let Some(f) = pl.value.iter().find_map(|p| p.value.prefetch.as_ref()) {
+                    return Err(self.err_at(
+                        f,
+                        "reservation ahead is not modelled behind a planner (the planner promotes jobs for its pool's free workers); remove `prefetch`",
+                    ));
+                }
                 self.pools(pl, &index)?
             }
             None => vec![PoolSpec {
@@ -121,6 +127,7 @@ impl Builder<'_> {
                 batch: 1,
                 costs: self.costs,
                 limiter: None,
+                prefetch: None,
             }],
         };
         if pools.iter().any(|p| p.limiter.is_some()) {
@@ -464,6 +471,7 @@ impl Builder<'_> {
         let batch = self.claim_batch(r)?;
         let costs = self.build_costs(r.costs.as_ref(), self.costs)?;
         let limiter = self.build_limiter(r.limiter.as_ref(), batch)?;
+        let prefetch = self.build_prefetch(r, batch, &costs)?;
         let mut out = Vec::new();
         for i in 0..n.unwrap_or(1) {
             let mut queues = Vec::new();
@@ -495,6 +503,7 @@ impl Builder<'_> {
                 batch,
                 costs,
                 limiter,
+                prefetch,
             });
         }
         Ok(out)
