@@ -71,6 +71,15 @@ impl Service {
             Service::Uniform(lo, hi) if lo == hi => *lo,
             Service::Uniform(lo, hi) => rng.random_range(*lo..=*hi),
             Service::LogNormal(d) => from_secs_f64(d.sample(rng)),
+            _ => self.sample_other(rng),
+        }
+    }
+
+    /// The laws added after the first four, out of line so that the
+    /// common draws stay inlined in the generator's loop.
+    #[inline(never)]
+    fn sample_other(&self, rng: &mut Pcg64) -> Time {
+        match self {
             Service::Pareto(d) => from_secs_f64(d.sample(rng)),
             Service::BoundedPareto { min, alpha, tail, max } => {
                 // F(x) = (1 - (min/x)^a) / tail, so x = min (1 - u tail)^(-1/a);
@@ -85,19 +94,25 @@ impl Service {
                 let (lo, hi) = (h.edges[bin], h.edges[bin + 1]);
                 rng.random_range(lo..hi)
             }
+            Service::Constant(_) | Service::Exponential(_) | Service::Uniform(..) | Service::LogNormal(_) => {
+                unreachable!("drawn inline by `sample`")
+            }
         }
     }
 }
 
-/// How an entry's next arrival time is drawn after each arrival.
+/// How an entry's next arrival time is drawn after each arrival (matched
+/// alone, without the arrival spec, so a plain entry pays one branch).
 #[derive(Debug, Clone)]
 enum Gap {
-    /// Fixed: a batch, or `every`.
+    /// A batch: every job at the same time.
     None,
+    /// `every`.
+    Every(Time),
     /// Poisson at a constant rate.
     Exp(Exp<f64>),
-    /// Poisson at a rate that follows a profile.
-    Profiled(Box<Profiled>),
+    /// Poisson at a rate that follows a profile, until a stop.
+    Profiled(Box<Profiled>, Time),
 }
 
 /// Iterator over the arrivals of one entry.
@@ -127,7 +142,7 @@ impl EntryGenerator {
         let service = Service::new(&spec.service);
         let (gap, next_time) = match spec.arrivals {
             ArrivalSpec::Batch { at, .. } => (Gap::None, at),
-            ArrivalSpec::Every { start, .. } => (Gap::None, start),
+            ArrivalSpec::Every { every, start, .. } => (Gap::Every(every), start),
             ArrivalSpec::Poisson { rate, start, profile: None, .. } => {
                 let d = Exp::new(rate).expect("validated positive rate");
                 let first = start.saturating_add(from_secs_f64(d.sample(&mut rng)));
@@ -136,7 +151,7 @@ impl EntryGenerator {
             ArrivalSpec::Poisson { rate, start, stop, profile: Some(ref p), .. } => {
                 let mut p = Profiled::new(rate, Arc::clone(p), start, &mut rng);
                 let first = p.next(start, stop.unwrap_or(Time::MAX), &mut rng);
-                (Gap::Profiled(Box::new(p)), first)
+                (Gap::Profiled(Box::new(p), stop.unwrap_or(Time::MAX)), first)
             }
         };
         EntryGenerator {
@@ -214,13 +229,11 @@ impl Iterator for EntryGenerator {
             }
             None => (0, 1),
         };
-        self.next_time = match (&self.spec.arrivals, &mut self.gap) {
-            (ArrivalSpec::Every { every, .. }, _) => time.saturating_add(*every),
-            (_, Gap::Exp(d)) => time.saturating_add(from_secs_f64(d.sample(&mut self.rng))),
-            (ArrivalSpec::Poisson { stop, .. }, Gap::Profiled(p)) => {
-                p.next(time, stop.unwrap_or(Time::MAX), &mut self.rng)
-            }
-            _ => time,
+        self.next_time = match &mut self.gap {
+            Gap::Exp(d) => time.saturating_add(from_secs_f64(d.sample(&mut self.rng))),
+            Gap::Every(every) => time.saturating_add(*every),
+            Gap::None => time,
+            Gap::Profiled(p, stop) => p.next(time, *stop, &mut self.rng),
         };
         self.emitted += 1;
         Some(Arrival {
