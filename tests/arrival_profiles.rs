@@ -104,7 +104,7 @@ fn every_policy_sees_the_same_arrivals_and_none_at_factor_zero() {
     // 5/s with factor 0 on [20 s, 40 s) and a daily shape that is 0 but
     // for hour 0 (which covers the whole minute): arrivals in [0, 20 s)
     // and [40 s, 60 s) only, identical under both policies
-    let daily = std::iter::once("1").chain(std::iter::repeat("0").take(23)).collect::<Vec<_>>().join(", ");
+    let daily = std::iter::once("1").chain(std::iter::repeat_n("0", 23)).collect::<Vec<_>>().join(", ");
     let text = format!(
         "workers: 2\nworkload:\n  - {{tenant: A, service: 100ms, arrivals: {{poisson: 5/s, stop: 60s, profile: \
          {{steps: [{{at: 20s, factor: 0}}, {{at: 40s, factor: 1}}], daily: [{daily}]}}}}}}\n  - {{tenant: B, service: 100ms, \

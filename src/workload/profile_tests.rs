@@ -65,7 +65,7 @@ fn a_daily_shape_gives_hourly_counts_inside_their_poisson_intervals() {
     // factors 0.2 at night (22:00 to 06:00), 2.0 at noon, 1 otherwise, at
     // 0.5/s: an hour of factor f expects 1800 f arrivals (360 at night,
     // 3600 at noon); 30 days
-    let mut daily = vec![1.0; 24];
+    let mut daily = [1.0; 24];
     for h in [22, 23, 0, 1, 2, 3, 4, 5] {
         daily[h] = 0.2;
     }
