@@ -246,7 +246,8 @@ const SERIES_QUEUES: &[Column] = &[
     ("completed", Int, false),
     ("oldest_age", Float, true),
 ];
-const FAIRNESS: &[Column] = &[("time", Float, false), ("jain", Float, true), ("backlogged", Int, false)];
+const FAIRNESS: &[Column] =
+    &[("time", Float, false), ("jain", Float, true), ("backlogged", Int, false), ("gini", Float, true)];
 const QUEUE_TOTALS: &[Column] = &[
     ("queue", Text, false),
     ("routed", Int, false),

@@ -72,7 +72,7 @@ fn an_unknown_measure_is_refused_with_the_closest() {
     // `{` 5, `class: critical, ` 6-22, `wait_p99x` 23
     assert_eq!(
         objective("{class: critical, wait_p99x: 5s}"),
-        "bad.yaml:9:23: unknown objective key `wait_p99x`; did you mean `wait_p99`? an objective takes one measure (wait_pNN such as wait_p99 or wait_p99.9, wait_max, wait_mean, sla_misses, share, jain, utilization, makespan, rejected, deferred) and optionally class, tenant or tenants, name, cost"
+        "bad.yaml:9:23: unknown objective key `wait_p99x`; did you mean `wait_p99`? an objective takes one measure (wait_pNN such as wait_p99 or wait_p99.9, wait_max, wait_mean, sla_misses, share, jain, gini, utilization, makespan, rejected, deferred) and optionally class, tenant or tenants, name, cost"
     );
 }
 

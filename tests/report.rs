@@ -22,25 +22,59 @@ fn jain_series_matches_the_abc_rotation_by_hand() {
     // at least 1s each (cap 1 x 1s), so the 2s delivered split 2/3 each:
     // x = (1.5, 1.5, 0), J = 3^2 / (3 x 4.5) = 2/3. In tick 4 only A and B are
     // backlogged and each gets its 1s: J = 1. From tick 5 only A waits: not counted.
+    // Gini of the same x: (1.5, 1.5, 0) differ by 1.5 in two of three pairs,
+    // sum over ordered pairs 6, over 2 n sum x = 2 x 3 x 3: 1/3; (1, 1): 0.
     let out = tempdir();
     run(&scenario("abc-rotation.yaml"), out.path(), &["--no-plots"]);
     let rows = read_csv(&out.path().join("round_robin").join("fairness.csv"));
-    let expect =
-        [("1", "0.666667", "3"), ("2", "0.666667", "3"), ("3", "0.666667", "3"), ("4", "1.000000", "2")];
-    for (r, (time, jain, backlogged)) in rows.iter().zip(expect) {
+    let expect = [
+        ("1", "0.666667", "3", "0.333333"),
+        ("2", "0.666667", "3", "0.333333"),
+        ("3", "0.666667", "3", "0.333333"),
+        ("4", "1.000000", "2", "0.000000"),
+    ];
+    for (r, (time, jain, backlogged, gini)) in rows.iter().zip(expect) {
         assert_eq!(
-            (r["time"].as_str(), r["jain"].as_str(), r["backlogged"].as_str()),
-            (time, jain, backlogged)
+            (r["time"].as_str(), r["jain"].as_str(), r["backlogged"].as_str(), r["gini"].as_str()),
+            (time, jain, backlogged, gini)
         );
     }
-    assert!(rows[4..].iter().all(|r| r["jain"].is_empty()));
+    assert!(rows[4..].iter().all(|r| r["jain"].is_empty() && r["gini"].is_empty()));
     let c = comparison(out.path());
     // mean over the four counted windows: (3 x 2/3 + 1) / 4 = 0.75; min 2/3
     assert_eq!(c["round_robin"]["jain"], "0.7500");
     assert_eq!(c["round_robin"]["jain_min"], "0.6667");
+    // Gini: (3 x 1/3 + 0) / 4 = 0.25, worst 1/3
+    assert_eq!(c["round_robin"]["gini"], "0.2500");
+    assert_eq!(c["round_robin"]["gini_max"], "0.3333");
     // median tenant p99: A waits up to 22s, B 3s, C 2s (starts at ticks 3-4 and 2-3);
     // nearest-rank median of (2, 3, 22) = 3
     assert_eq!(c["round_robin"]["tenant_p99_median"], "3");
+}
+
+#[test]
+fn a_gini_objective_judges_the_mean_over_the_windows() {
+    // the A, B, C example: round_robin's mean Gini is 0.25 (above), so a
+    // bound of 0.3 holds and 0.2 does not; `gini` is at most its bound
+    let dir = tempdir();
+    let text = std::fs::read_to_string(scenario("abc-rotation.yaml")).expect("readable");
+    let path = dir.path().join("abc.yaml");
+    std::fs::write(
+        &path,
+        format!("{text}objectives:\n  - {{gini: 0.3, name: loose}}\n  - {{gini: 20%, name: tight}}\n"),
+    )
+    .expect("write");
+    let out = dir.path().join("out");
+    run(&path, &out, &["--no-plots", "--policy", "round_robin"]);
+    let rows = read_csv(&out.join("scorecard.csv"));
+    let row = |name: &str| rows.iter().find(|r| r["objective"] == name).expect("a row").clone();
+    for (name, pass, margin) in [("loose", "true", 0.05), ("tight", "false", -0.05)] {
+        let r = row(name);
+        assert_eq!((r["measure"].as_str(), r["direction"].as_str()), ("gini", "at_most"));
+        assert!((f(&r["figure"]) - 0.25).abs() < 1e-12, "{r:?}");
+        assert_eq!(r["pass"], pass);
+        assert!((f(&r["margin"]) - margin).abs() < 1e-12, "{r:?}");
+    }
 }
 
 #[test]

@@ -31,7 +31,9 @@ pub struct RunStats {
     pub makespan: Time,
     /// Jain's index over the fairness windows with two or more backlogged
     /// tenants, on service received (see [`super::fairness`]).
-    pub jain: JainStats,
+    pub jain: WindowStats,
+    /// The Gini coefficient over the same windows.
+    pub gini: WindowStats,
     /// Worker-microseconds the pool offered over the run when its size
     /// changed (`capacity:`); `None`: workers x makespan.
     pub worker_time: Option<f64>,
@@ -49,21 +51,23 @@ pub struct Overhead {
     pub started: u64,
 }
 
-/// Jain's index over counted windows: enough for the mean and the worst,
-/// in constant memory however long the run.
+/// A fairness index over counted windows (Jain's, Gini's): enough for the
+/// mean, the least and the greatest, in constant memory however long the run.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct JainStats {
+pub struct WindowStats {
     pub sum: f64,
     pub count: u64,
     pub min: Option<f64>,
+    pub max: Option<f64>,
 }
 
-impl JainStats {
+impl WindowStats {
     /// Counts `n` windows with index `j`.
     fn add(&mut self, j: f64, n: u64) {
         self.sum += if n == 1 { j } else { j * n as f64 };
         self.count += n;
         self.min = Some(self.min.map_or(j, |m| m.min(j)));
+        self.max = Some(self.max.map_or(j, |m| m.max(j)));
     }
 
     /// The mean over counted windows, if any.
@@ -130,7 +134,8 @@ impl Tally {
             fair_tenants: ServiceWindows::new(
                 sc.tenants.weights(),
                 sc.tenants.caps().into_iter().map(|c| (c as u64).min(pool)).collect(),
-            ),
+            )
+            .with_gini(),
             fair_classes: ServiceWindows::new(
                 sc.classes.iter().map(|c| c.weight).collect(),
                 vec![pool; sc.classes.len()],
@@ -280,6 +285,9 @@ impl Tally {
         if let Some(j) = w.jain {
             self.stats.jain.add(j, 1);
         }
+        if let Some(g) = w.gini {
+            self.stats.gini.add(g, 1);
+        }
         w
     }
 
@@ -290,6 +298,9 @@ impl Tally {
         self.fair_classes.repeat(n, end);
         if let Some(j) = w.jain {
             self.stats.jain.add(j, n);
+        }
+        if let Some(g) = w.gini {
+            self.stats.gini.add(g, n);
         }
         w
     }

@@ -10,6 +10,7 @@ pub mod costs;
 pub mod faults;
 pub mod objectives;
 pub mod policy;
+pub mod profile;
 mod refusals;
 pub mod tenants;
 pub mod topology;
@@ -21,13 +22,16 @@ pub use costs::Costs;
 pub use faults::{Backoff, CapacityChange, Loss, RetrySpec, Slowdown};
 pub use objectives::{Direction, Limit as ObjectiveLimit, Measure, Objective, TenantScope};
 pub use policy::{Param, ParamDefault, ParamKind, Params, PolicySpec, Spare, Value};
+pub use profile::{Bursts, RateProfile};
 pub use tenants::{GeneratedSet, TenantChange, TenantSpec, Tenants, MAX_TENANTS};
 pub use topology::{
     queue_of_class, Busy, Handoff, PlannerSpec, Poll, PoolId, PoolSpec, Prefetch, PresetNote, QueueId,
     RouteAction, RouteRule, StartGroup, StartLimit, Throttle, TopologySpec, MAX_QUEUES,
 };
 pub use trace::{CsvColumns, EventKind, EventLog, Spill, TimeFormat, TraceFormat, TraceScan, TraceSpec};
-pub use workload::{ArrivalSpec, Declared, EntrySpec, FailureSpec, ServiceSpec, Slicing};
+pub use workload::{
+    pareto_mean, ArrivalSpec, Declared, EntrySpec, FailureSpec, Histogram, ServiceSpec, Slicing,
+};
 
 use std::path::PathBuf;
 

@@ -24,6 +24,8 @@ pub enum Measure {
     Share,
     /// Mean Jain's index over the fairness windows (whole run only).
     Jain,
+    /// Mean Gini coefficient over the same windows (whole run only; at most).
+    Gini,
     /// Busy worker time over workers x makespan (whole run only).
     Utilization,
     /// Time of the last event (whole run only).

@@ -24,7 +24,8 @@ impl EntryLoad {
         let jobs = e.arrivals.expected_count();
         let (from, to) = match e.arrivals {
             ArrivalSpec::Batch { at, .. } => (to_secs_f64(at), to_secs_f64(at)),
-            ArrivalSpec::Poisson { rate, start, .. } => {
+            ArrivalSpec::Poisson { start, .. } => {
+                let rate = e.arrivals.mean_rate().unwrap_or(1.0);
                 (to_secs_f64(start), to_secs_f64(start) + jobs / rate)
             }
             ArrivalSpec::Every { every, start, .. } => {

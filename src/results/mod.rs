@@ -111,6 +111,11 @@ pub struct Comparison {
     pub goodput: Secs,
     /// Work lost by stopped attempts (capacity kills, preemptions).
     pub lost_work: Secs,
+    /// Mean Gini coefficient over the windows Jain's index counts (0: every
+    /// tenant got the same share of its entitlement).
+    pub gini: Option<Ratio>,
+    /// The greatest (least fair) of those windows' Gini coefficients.
+    pub gini_max: Option<Ratio>,
 }
 
 /// What a [`GroupRow`] covers.
@@ -256,6 +261,8 @@ pub const COLUMNS: &[Column] = &[
     col("deferred", Count, Both, true, "jobs that admission deferred: taken in, claimable later (see docs/scenario.md, Admission)"),
     col("goodput", T, Both, true, "seconds of useful work: the service of the attempts that completed their jobs, at undisturbed speed (`service` less failed attempts, the extra of slowed attempts, and `lost_work`)"),
     col("lost_work", T, Both, true, "seconds of work lost by stopped attempts: killed by a capacity loss (`capacity:` with `loss: kill`) or preempted (`reserve` with `preempt:`; at a checkpoint only the work since it), charged to their tenants (part of `service`)"),
+    col("gini", R, Cmp, false, "mean Gini coefficient over the fairness windows `jain` counts, of the same received-over-entitled values (0 = equal, (n − 1)/n = one tenant served)"),
+    col("gini_max", R, Cmp, false, "the worst (highest) Gini coefficient of those windows"),
     col("scope", Name, Sum, false, "`all`, `class` or `tenant`"),
     col("name", Name, Sum, false, "the class or tenant (`all` for the first row)"),
     col("wait_mean", T, Sum, false, "mean wait, seconds to six decimals"),
@@ -429,6 +436,8 @@ impl Comparison {
             deferred: s.all.deferred,
             goodput: Secs(s.all.goodput()),
             lost_work: Secs(s.all.lost),
+            gini: s.gini.mean().map(Ratio),
+            gini_max: s.gini.max.map(Ratio),
         }
     }
 }
@@ -507,6 +516,8 @@ mod tests {
             deferred: 0,
             goodput: Secs(65_250_000),
             lost_work: Secs(0),
+            gini: Some(Ratio(0.25)),
+            gini_max: None,
         }
     }
 
@@ -516,7 +527,7 @@ mod tests {
         let text: Vec<String> = c.iter().map(|(_, v)| v.csv()).collect();
         assert_eq!(
             text.join(","),
-            "drr-work,10,9,0,0.8123,1.5,,0.000003,2,1.0000,70,drr,,bulk,,,,,4,0,0,65.25,0"
+            "drr-work,10,9,0,0.8123,1.5,,0.000003,2,1.0000,70,drr,,bulk,,,,,4,0,0,65.25,0,0.2500,"
         );
         assert_eq!(c[5].1, Cell::Secs(1_500_000));
         assert_eq!(names(&comparison())[..3], ["policy", "jobs", "completed"]);

@@ -157,6 +157,7 @@ fn measure_name(m: Measure) -> String {
         Measure::SlaMisses => "sla_misses".into(),
         Measure::Share => "share".into(),
         Measure::Jain => "jain".into(),
+        Measure::Gini => "gini".into(),
         Measure::Utilization => "utilization".into(),
         Measure::Makespan => "makespan".into(),
         Measure::Rejected => "rejected".into(),
@@ -192,6 +193,7 @@ fn group_figure(m: Measure, g: &GroupStats, s: &RunStats, place: Group) -> Optio
         Measure::Rejected => Some(g.rejected as f64),
         Measure::Deferred => Some(g.deferred as f64),
         Measure::Jain => s.jain.mean(),
+        Measure::Gini => s.gini.mean(),
         Measure::Utilization | Measure::Makespan => None,
     }
 }

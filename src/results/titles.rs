@@ -15,6 +15,8 @@ const TITLES: &[(&str, &str)] = &[
     ("oldest_age_max", "oldest age"),
     ("jain", "Jain"),
     ("jain_min", "Jain min"),
+    ("gini", "Gini"),
+    ("gini_max", "Gini max"),
     ("sla_misses", "SLA misses"),
     ("deferred", "deferred"),
     ("rejected", "rejected"),

@@ -11,6 +11,7 @@ pub mod named_map;
 mod objective_tests;
 pub mod raw;
 pub mod raw_dispatch;
+pub mod raw_load;
 pub mod raw_sweep;
 #[cfg(test)]
 mod tests;

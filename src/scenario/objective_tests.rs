@@ -36,6 +36,7 @@ fn each_measure_reads_its_bound_in_its_own_unit() {
   - {sla_misses: 0.02}
   - {share: 0.8}
   - {jain: 0.9}
+  - {gini: 20%}
   - {utilization: 80%}
   - {makespan: 2h}
   - {rejected: 0}
@@ -54,6 +55,7 @@ fn each_measure_reads_its_bound_in_its_own_unit() {
             (Measure::SlaMisses, ObjectiveLimit::Ratio(0.02)),
             (Measure::Share, ObjectiveLimit::Ratio(0.8)),
             (Measure::Jain, ObjectiveLimit::Ratio(0.9)),
+            (Measure::Gini, ObjectiveLimit::Ratio(0.2)),
             (Measure::Utilization, ObjectiveLimit::Ratio(0.8)),
             (Measure::Makespan, ObjectiveLimit::Time(7200 * SECOND)),
             (Measure::Rejected, ObjectiveLimit::Count(0)),
@@ -62,9 +64,12 @@ fn each_measure_reads_its_bound_in_its_own_unit() {
     );
     // the costs are the pool's figures; protections are the waits, misses, shares
     let costs: Vec<bool> = o.iter().map(|o| o.cost).collect();
-    assert_eq!(costs, [false, false, false, false, false, false, false, false, true, true, true, true]);
-    // declared on lines 8 .. 19 (HEAD is 6 lines, then `objectives:`)
-    assert_eq!(o.iter().map(|o| o.line).collect::<Vec<_>>(), (8..=19).collect::<Vec<_>>());
+    assert_eq!(
+        costs,
+        [false, false, false, false, false, false, false, false, false, true, true, true, true]
+    );
+    // declared on lines 8 .. 20 (HEAD is 6 lines, then `objectives:`)
+    assert_eq!(o.iter().map(|o| o.line).collect::<Vec<_>>(), (8..=20).collect::<Vec<_>>());
 }
 
 #[test]

@@ -19,6 +19,10 @@ pub use super::named_map::NamedMap;
 pub use super::raw_dispatch::{
     RawCosts, RawLimiter, RawPlanner, RawPlannerCost, RawPrefetch, RawShard, RawShuffleShard,
 };
+pub use super::raw_load::{
+    RawBursts, RawEmpirical, RawHistogram, RawLognormal, RawPareto, RawProfile, RawService, RawServiceMap,
+    RawStep, RawUniform,
+};
 
 /// A scalar written as a YAML string or number, kept as text.
 ///
@@ -33,7 +37,7 @@ pub struct Text {
     pub numeric: bool,
 }
 
-struct TextVisitor(&'static str);
+pub(super) struct TextVisitor(pub(super) &'static str);
 
 impl Visitor<'_> for TextVisitor {
     type Value = Text;
@@ -375,6 +379,8 @@ pub struct RawArrivals {
     pub stop: Option<Spanned<Dur>>,
     pub count: Option<Spanned<u64>>,
     pub at: Option<Spanned<Dur>>,
+    /// A Poisson rate that varies over time.
+    pub profile: Option<Spanned<RawProfile>>,
 }
 
 /// `declared:` map of a workload entry.
@@ -390,78 +396,6 @@ pub struct RawDeclared {
 pub struct RawFailure {
     pub probability: Spanned<f64>,
     pub max_attempts: Option<Spanned<u32>>,
-}
-
-/// `service:` a duration (constant) or a map naming a distribution.
-#[derive(Debug)]
-pub enum RawService {
-    Constant(Dur),
-    Map(Box<RawServiceMap>),
-}
-
-/// `service:` map form.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawServiceMap {
-    pub constant: Option<Spanned<Dur>>,
-    pub exponential: Option<Spanned<Dur>>,
-    pub uniform: Option<Spanned<RawUniform>>,
-    pub lognormal: Option<Spanned<RawLognormal>>,
-}
-
-/// `uniform: {min, max}`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawUniform {
-    pub min: Spanned<Dur>,
-    pub max: Spanned<Dur>,
-}
-
-/// `lognormal: {median, p99}` or `lognormal: {mu, sigma}`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawLognormal {
-    pub median: Option<Spanned<Dur>>,
-    pub p99: Option<Spanned<Dur>>,
-    pub mu: Option<Spanned<f64>>,
-    pub sigma: Option<Spanned<f64>>,
-}
-
-struct ServiceVisitor;
-
-impl<'de> Visitor<'de> for ServiceVisitor {
-    type Value = RawService;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a duration such as 2s, or a map with one of constant, exponential, uniform, lognormal")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawService, E> {
-        TextVisitor("").visit_str(v).map(|t| RawService::Constant(Dur(t)))
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawService, E> {
-        TextVisitor("").visit_u64(v).map(|t| RawService::Constant(Dur(t)))
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawService, E> {
-        TextVisitor("").visit_i64(v).map(|t| RawService::Constant(Dur(t)))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawService, E> {
-        TextVisitor("").visit_f64(v).map(|t| RawService::Constant(Dur(t)))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawService, A::Error> {
-        RawServiceMap::deserialize(de::value::MapAccessDeserializer::new(map))
-            .map(|m| RawService::Map(Box::new(m)))
-    }
-}
-
-impl<'de> Deserialize<'de> for RawService {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ServiceVisitor)
-    }
 }
 
 /// A policy entry: a bare kind (`fifo`) or a map whose keys are checked

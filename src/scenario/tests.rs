@@ -93,7 +93,7 @@ fn full_example_parses() {
     assert_eq!((e1.tenant, e1.class), (1, 1));
     assert_eq!(
         e1.arrivals,
-        ArrivalSpec::Poisson { rate: 2.0, start: 0, stop: Some(600 * SECOND), count: None }
+        ArrivalSpec::Poisson { rate: 2.0, start: 0, stop: Some(600 * SECOND), count: None, profile: None }
     );
     let ServiceSpec::LogNormal { mu, sigma } = e1.service else { panic!("{:?}", e1.service) };
     assert!((mu - 0.2f64.ln()).abs() < 1e-12, "mu {mu}");
@@ -139,11 +139,11 @@ fn rates_and_bare_numbers() {
         - {tenant: A, arrivals: {poisson: 0.5, count: 10, start: 1.5}, service: 250ms}\n");
     assert_eq!(
         s.workload[0].arrivals,
-        ArrivalSpec::Poisson { rate: 2.0, start: 0, stop: Some(60 * SECOND), count: None }
+        ArrivalSpec::Poisson { rate: 2.0, start: 0, stop: Some(60 * SECOND), count: None, profile: None }
     );
     assert_eq!(
         s.workload[1].arrivals,
-        ArrivalSpec::Poisson { rate: 0.5, start: 1_500_000, stop: None, count: Some(10) }
+        ArrivalSpec::Poisson { rate: 0.5, start: 1_500_000, stop: None, count: Some(10), profile: None }
     );
     assert_eq!(s.workload[1].service, ServiceSpec::Constant(250_000));
 }
@@ -180,7 +180,7 @@ fn spread_generates_padded_tenants() {
     assert_eq!(s.workload[1].tenant, 10_001);
     assert_eq!(
         s.workload[0].arrivals,
-        ArrivalSpec::Poisson { rate: 14.4, start: 0, stop: None, count: Some(1_000_000) }
+        ArrivalSpec::Poisson { rate: 14.4, start: 0, stop: None, count: Some(1_000_000), profile: None }
     );
     let one = ok("workers: 1\nworkload:\n  - {tenants: {count: 1, prefix: u}, count: 3, service: 1s}\n");
     assert_eq!(one.tenants.name(0), "u0");

@@ -1,16 +1,19 @@
 //! One workload entry as an iterator of arrivals in time order.
 
+use std::sync::Arc;
+
 use rand::RngExt;
-use rand_distr::{Distribution, Exp, LogNormal};
+use rand_distr::{Distribution, Exp, LogNormal, OpenClosed01, Pareto};
 use rand_pcg::Pcg64;
 
 use crate::core::Arrival;
-use crate::model::{ArrivalSpec, EntrySpec, ServiceSpec};
+use crate::model::{ArrivalSpec, EntrySpec, Histogram, ServiceSpec};
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 use crate::time::{from_secs_f64, Time, HORIZON, HORIZON_TEXT, SECOND};
 
+use super::profiled::Profiled;
 use super::rng::{stream, Purpose};
 
 /// Service-time sampler (pre-validated parameters).
@@ -20,6 +23,17 @@ enum Service {
     Exponential(Exp<f64>),
     Uniform(Time, Time),
     LogNormal(LogNormal<f64>),
+    Pareto(Pareto<f64>),
+    /// From `min` (seconds), shape `alpha`, truncated at `max`: inverted
+    /// by its CDF with `tail` = 1 - (min / max)^alpha.
+    BoundedPareto {
+        min: f64,
+        alpha: f64,
+        tail: f64,
+        max: Time,
+    },
+    Empirical(Arc<[Time]>),
+    Histogram(Arc<Histogram>),
 }
 
 impl Service {
@@ -35,6 +49,17 @@ impl Service {
             ServiceSpec::LogNormal { mu, sigma } => {
                 Service::LogNormal(LogNormal::new(mu, sigma.max(0.0)).expect("validated sigma"))
             }
+            ServiceSpec::Pareto { alpha, min, max: None } => {
+                // the loader keeps alpha > 1 and min > 0
+                Service::Pareto(Pareto::new(min as f64 / SECOND as f64, alpha).expect("validated Pareto"))
+            }
+            ServiceSpec::Pareto { alpha, min, max: Some(max) } => {
+                let lo = min as f64 / SECOND as f64;
+                let tail = 1.0 - (min as f64 / max as f64).powf(alpha);
+                Service::BoundedPareto { min: lo, alpha, tail, max }
+            }
+            ServiceSpec::Empirical(ref v) => Service::Empirical(Arc::clone(v)),
+            ServiceSpec::Histogram(ref h) => Service::Histogram(Arc::clone(h)),
         }
     }
 
@@ -46,8 +71,48 @@ impl Service {
             Service::Uniform(lo, hi) if lo == hi => *lo,
             Service::Uniform(lo, hi) => rng.random_range(*lo..=*hi),
             Service::LogNormal(d) => from_secs_f64(d.sample(rng)),
+            _ => self.sample_other(rng),
         }
     }
+
+    /// The laws added after the first four, out of line so that the
+    /// common draws stay inlined in the generator's loop.
+    #[inline(never)]
+    fn sample_other(&self, rng: &mut Pcg64) -> Time {
+        match self {
+            Service::Pareto(d) => from_secs_f64(d.sample(rng)),
+            Service::BoundedPareto { min, alpha, tail, max } => {
+                // F(x) = (1 - (min/x)^a) / tail, so x = min (1 - u tail)^(-1/a);
+                // u in (0, 1] reaches max at u = 1, never below min
+                let u: f64 = OpenClosed01.sample(rng);
+                from_secs_f64(min * (1.0 - u * tail).powf(-1.0 / alpha)).min(*max)
+            }
+            Service::Empirical(v) => v[rng.random_range(0..v.len())],
+            Service::Histogram(h) => {
+                let u: f64 = rng.random();
+                let bin = h.cumulative.partition_point(|&c| c <= u).min(h.cumulative.len() - 1);
+                let (lo, hi) = (h.edges[bin], h.edges[bin + 1]);
+                rng.random_range(lo..hi)
+            }
+            Service::Constant(_) | Service::Exponential(_) | Service::Uniform(..) | Service::LogNormal(_) => {
+                unreachable!("drawn inline by `sample`")
+            }
+        }
+    }
+}
+
+/// How an entry's next arrival time is drawn after each arrival (matched
+/// alone, without the arrival spec, so a plain entry pays one branch).
+#[derive(Debug, Clone)]
+enum Gap {
+    /// A batch: every job at the same time.
+    None,
+    /// `every`.
+    Every(Time),
+    /// Poisson at a constant rate.
+    Exp(Exp<f64>),
+    /// Poisson at a rate that follows a profile, until a stop.
+    Profiled(Box<Profiled>, Time),
 }
 
 /// Iterator over the arrivals of one entry.
@@ -56,7 +121,7 @@ pub struct EntryGenerator {
     spec: EntrySpec,
     rng: Pcg64,
     service: Service,
-    gap: Option<Exp<f64>>,
+    gap: Gap,
     next_time: Time,
     emitted: u64,
     done: bool,
@@ -76,12 +141,17 @@ impl EntryGenerator {
         let mut rng = stream(seed, index as u64, Purpose::Workload);
         let service = Service::new(&spec.service);
         let (gap, next_time) = match spec.arrivals {
-            ArrivalSpec::Batch { at, .. } => (None, at),
-            ArrivalSpec::Every { start, .. } => (None, start),
-            ArrivalSpec::Poisson { rate, start, .. } => {
+            ArrivalSpec::Batch { at, .. } => (Gap::None, at),
+            ArrivalSpec::Every { every, start, .. } => (Gap::Every(every), start),
+            ArrivalSpec::Poisson { rate, start, profile: None, .. } => {
                 let d = Exp::new(rate).expect("validated positive rate");
                 let first = start.saturating_add(from_secs_f64(d.sample(&mut rng)));
-                (Some(d), first)
+                (Gap::Exp(d), first)
+            }
+            ArrivalSpec::Poisson { rate, start, stop, profile: Some(ref p), .. } => {
+                let mut p = Profiled::new(rate, Arc::clone(p), start, &mut rng);
+                let first = p.next(start, stop.unwrap_or(Time::MAX), &mut rng);
+                (Gap::Profiled(Box::new(p), stop.unwrap_or(Time::MAX)), first)
             }
         };
         EntryGenerator {
@@ -159,12 +229,11 @@ impl Iterator for EntryGenerator {
             }
             None => (0, 1),
         };
-        self.next_time = match (&self.spec.arrivals, &self.gap) {
-            (ArrivalSpec::Every { every, .. }, _) => time.saturating_add(*every),
-            (ArrivalSpec::Poisson { .. }, Some(d)) => {
-                time.saturating_add(from_secs_f64(d.sample(&mut self.rng)))
-            }
-            _ => time,
+        self.next_time = match &mut self.gap {
+            Gap::Exp(d) => time.saturating_add(from_secs_f64(d.sample(&mut self.rng))),
+            Gap::Every(every) => time.saturating_add(*every),
+            Gap::None => time,
+            Gap::Profiled(p, stop) => p.next(time, *stop, &mut self.rng),
         };
         self.emitted += 1;
         Some(Arrival {
@@ -181,3 +250,11 @@ impl Iterator for EntryGenerator {
         })
     }
 }
+
+#[cfg(test)]
+#[path = "service_tests.rs"]
+mod service_tests;
+
+#[cfg(test)]
+#[path = "profile_tests.rs"]
+mod profile_tests;

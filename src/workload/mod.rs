@@ -6,6 +6,7 @@
 
 pub mod generator;
 mod merge;
+mod profiled;
 pub mod rng;
 pub mod stream;
 pub mod trace;

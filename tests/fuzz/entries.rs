@@ -70,9 +70,10 @@ fn arrivals(g: G) -> BoxedStrategy<Vec<(String, String)>> {
     let kv = |k: &str, v: String| (k.to_string(), v);
     let good = prop_oneof![
         8 => (count(g), opt(0.4, dur0(g))).prop_map(|(c, at)| fields(vec![("count", Some(c)), ("at", at)])),
-        4 => (rate(g), process_bounds(g)).prop_map(move |(r, b)| {
+        4 => (rate(g), process_bounds(g), opt(0.3, profile(g))).prop_map(move |(r, b, p)| {
             let mut m = vec![kv("poisson", r)];
             m.extend(b);
+            m.extend(p.map(|p| kv("profile", p)));
             vec![kv("arrivals", flow_map(&m))]
         }),
         3 => (every(g), process_bounds(g)).prop_map(move |(e, b)| {
@@ -100,9 +101,75 @@ fn arrivals(g: G) -> BoxedStrategy<Vec<(String, String)>> {
                 v.extend(fields(vec![("count", outer_count), ("at", outer_at)]));
                 v
             }),
+        // a profile beside `every` or `batch`, where it does not apply
+        1 => (every(g), count(g), profile(g)).prop_map(|(e, c, p)| {
+            vec![("arrivals".to_string(), flow_map(&fields(vec![("every", Some(e)), ("count", Some(c)), ("profile", Some(p))])))]
+        }),
         1 => Just(Vec::new()),
         1 => dur0(g).prop_map(|at| vec![("at".to_string(), at)]),
         1 => pick(WRONG).prop_map(|w| vec![("arrivals".to_string(), w)]),
+    ]
+    .boxed();
+    noisy(g, good, bad)
+}
+
+/// `profile:` of poisson arrivals: steps, daily and weekly shapes, bursts;
+/// noise: shapes of the wrong length, negative or unordered values, all
+/// zeros, bursts flipping too often, an empty map.
+fn profile(g: G) -> BoxedStrategy<String> {
+    let factors = |n: usize| {
+        prop::collection::vec(0u32..30, n).prop_map(|v| {
+            let f: Vec<String> = v.iter().map(|x| format!("{}", f64::from(*x) / 10.0)).collect();
+            format!("[{}]", f.join(", "))
+        })
+    };
+    let steps = prop::collection::vec((1u32..600, 0u32..50), 1..4).prop_map(|v| {
+        let mut at = 0;
+        let items: Vec<String> = v
+            .iter()
+            .map(|(d, f)| {
+                at += d;
+                format!("{{at: {at}s, factor: {}}}", f64::from(*f) / 10.0)
+            })
+            .collect();
+        format!("[{}]", items.join(", "))
+    });
+    let bursts = (dur_pos(g), dur_pos(g), 1u32..100, opt(0.5, 0u32..20)).prop_map(|(on, off, h, l)| {
+        let low = l.map(|l| format!(", low: {}", f64::from(l) / 10.0)).unwrap_or_default();
+        format!("{{on: {on}, off: {off}, high: {}{low}}}", f64::from(h) / 10.0)
+    });
+    let good = (opt(0.5, steps), opt(0.4, factors(24)), opt(0.2, factors(7)), opt(0.3, bursts))
+        .prop_map(|(s, d, w, b)| {
+            let m = fields(vec![("steps", s), ("daily", d), ("weekly", w), ("bursts", b)]);
+            if m.is_empty() {
+                "{daily: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]}"
+                    .to_string()
+            } else {
+                flow_map(&m)
+            }
+        })
+        .boxed();
+    let bad = prop_oneof![
+        (0usize..30).prop_map(move |n| format!("{{daily: [{}]}}", vec!["1"; n].join(", "))),
+        (0usize..10).prop_map(move |n| format!("{{weekly: [{}]}}", vec!["0.5"; n].join(", "))),
+        float_in(g, -20..20, &["1e308", "1e9"]).prop_map(|f| format!("{{steps: [{{at: 1s, factor: {f}}}]}}")),
+        (dur0(g), dur0(g))
+            .prop_map(|(a, b)| format!("{{steps: [{{at: {a}, factor: 1}}, {{at: {b}, factor: 2}}]}}")),
+        (dur0(g), dur0(g), float_in(g, -10..100, &["1e308"]), opt(0.5, float_in(g, -10..100, &["1e308"])))
+            .prop_map(|(on, off, h, l)| {
+                let low = l.map(|l| format!(", low: {l}")).unwrap_or_default();
+                format!("{{bursts: {{on: {on}, off: {off}, high: {h}{low}}}}}")
+            }),
+        pick(&[
+            "{}",
+            "{daily: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}",
+            "{steps: [{at: 0s, factor: 0}]}",
+            "{steps: []}",
+            "{bursts: {on: 1us, off: 1us, high: 2}}",
+            "{bursts: {on: 1s, off: 1s, high: 0, low: 0}}",
+            "{hourly: [1]}",
+        ]),
+        pick(WRONG),
     ]
     .boxed();
     noisy(g, good, bad)
@@ -117,6 +184,14 @@ fn service(g: G) -> BoxedStrategy<String> {
         2 => (1u32..2000, 1u32..20000).prop_map(|(a, b)| format!("{{lognormal: {{median: {a}ms, p99: {}ms}}}}", a + b)),
         2 => (float_in(g, -30..20, &["100", "700", "1e308", "50"]), float_in(g, 0..20, &["50", "1e308", "700"]))
             .prop_map(|(m, s)| format!("{{lognormal: {{mu: {m}, sigma: {s}}}}}")),
+        // heavy tails: an unbounded Pareto needs alpha > 1 and a small enough
+        // min; a bounded one takes any alpha
+        2 => (11u32..50, 1u32..2000).prop_map(|(a, m)| format!("{{pareto: {{alpha: {}, min: {m}ms}}}}", a as f64 / 10.0)),
+        1 => (1u32..50, 1u32..2000, 1u32..100000)
+            .prop_map(|(a, m, x)| format!("{{pareto: {{alpha: {}, min: {m}ms, max: {}ms}}}}", a as f64 / 10.0, m + x)),
+        1 => (0u32..1000, 1u32..5000, 0u32..100, 0u32..100).prop_map(|(a, b, c, d)| {
+            format!("{{histogram: {{edges: [{a}ms, {}ms, {}s], counts: [{c}, {}]}}}}", a + b, (a + b) / 1000 + 2, d + 1)
+        }),
     ]
     .boxed();
     let bad = prop_oneof![
@@ -126,6 +201,24 @@ fn service(g: G) -> BoxedStrategy<String> {
         (dur0(g), dur0(g)).prop_map(|(a, b)| format!("{{constant: {a}, exponential: {b}}}")),
         pick(&["{lognormal: {mu: 1, sigma: -1}}", "{exponential: 0s}", "{}", "{gamma: 1s}"]),
         pick(WRONG),
+        (float_in(g, -5..5, &["1e308", ".nan", "0"]), dur0(g), opt(0.5, dur0(g))).prop_map(|(a, m, x)| {
+            let max = x.map(|x| format!(", max: {x}")).unwrap_or_default();
+            format!("{{pareto: {{alpha: {a}, min: {m}{max}}}}}")
+        }),
+        pick(&[
+            "{pareto: {alpha: 1, min: 1s}}",
+            "{pareto: {alpha: 1.1, min: 1h}}",
+            "{histogram: {edges: [0s, 1s, 2s], counts: [1]}}",
+            "{histogram: {edges: [2s, 1s], counts: [1]}}",
+            "{histogram: {edges: [0s, 1s], counts: [0]}}",
+            "{histogram: {edges: [], counts: []}}",
+            // the generated CSV trace: its header may lack run times
+            "{empirical: {path: @@P@@t0.csv}}",
+            "{empirical: {path: @@P@@t0.csv, on_error: skip, columns: {started: started_at, finished: finished_at}}}",
+            "{empirical: {path: @@P@@t1.swf}}",
+            "{empirical: {path: missing.csv}}",
+            "{empirical: {path: \"/dev/zero\", format: csv}}",
+        ]),
     ]
     .boxed();
     noisy(g, good, bad)

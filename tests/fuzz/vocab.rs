@@ -335,7 +335,7 @@ pub const OBJECTIVE_TIMED: &[&str] =
     &["wait_p99", "wait_p50", "wait_p99.9", "wait_p100", "wait_p0.001", "wait_max", "wait_mean"];
 
 /// Objective measures bounded by a fraction.
-pub const OBJECTIVE_RATIO: &[&str] = &["share", "jain", "utilization"];
+pub const OBJECTIVE_RATIO: &[&str] = &["share", "jain", "gini", "utilization"];
 
 /// Fractions as an objective takes them: a number or a percentage.
 pub const RATIOS: &[&str] = &["80%", "0.8", "1", "0", "100%", "0.5%", "0.999"];
@@ -350,6 +350,8 @@ pub const OBJECTIVE_BAD: &[&str] = &[
     "{utilization: 5s}",
     "{utilization: 1.5}",
     "{jain: -1}",
+    "{gini: 1.5}",
+    "{tenant: A, gini: 0.3}",
     "{rejected: 1.5}",
     "{deferred: -1}",
     "{class: hi, jain: 0.5}",

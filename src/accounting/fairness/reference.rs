@@ -1,5 +1,5 @@
-//! The two formulas of the fairness windows written plainly: Jain's index
-//! and weighted water-filling. [`super::ServiceWindows`] computes the same
+//! The formulas of the fairness windows written plainly: Jain's index, the
+//! Gini coefficient and weighted water-filling. [`super::ServiceWindows`] computes the same
 //! figures incrementally; its tests compare against these.
 
 /// Jain's index J = (sum x)^2 / (n * sum x^2) over `x`; 1 when all equal,
@@ -12,6 +12,20 @@ pub fn jain(x: &[f64]) -> Option<f64> {
         return None;
     }
     Some(s * s / (n as f64 * s2))
+}
+
+/// The Gini coefficient G = sum_i sum_j |x_i - x_j| / (2 n^2 mean) over
+/// `x` (the mean absolute difference over twice the mean; Gini 1912), by
+/// its definition, O(n^2): 0 when all are equal, (n - 1)/n when one value
+/// holds everything. `None` for no values or all zero.
+pub fn gini(x: &[f64]) -> Option<f64> {
+    let n = x.len() as f64;
+    let s: f64 = x.iter().sum();
+    if x.is_empty() || s == 0.0 {
+        return None;
+    }
+    let diffs: f64 = x.iter().map(|a| x.iter().map(|b| (a - b).abs()).sum::<f64>()).sum();
+    Some(diffs / (2.0 * n * s))
 }
 
 /// Weighted max-min fair shares (water-filling): splits `capacity` among
@@ -63,6 +77,22 @@ mod tests {
         assert_eq!(water_fill(&[1.0, 100.0, 100.0], &[2.0, 1.0, 1.0], 10.0), vec![1.0, 4.5, 4.5]);
         // zero demand or weight gets nothing
         assert_eq!(water_fill(&[0.0, 5.0, 5.0], &[1.0, 0.0, 1.0], 10.0), vec![0.0, 0.0, 5.0]);
+    }
+
+    #[test]
+    fn gini_extremes_and_hand_examples() {
+        // all equal: every difference is 0
+        assert_eq!(gini(&[1.0, 1.0, 1.0]), Some(0.0));
+        assert_eq!(gini(&[0.7; 5]), Some(0.0));
+        // one of n takes all: 2 (n - 1) X / (2 n X) = (n - 1)/n; 3/4 for 4
+        assert_eq!(gini(&[4.0, 0.0, 0.0, 0.0]), Some(0.75));
+        assert_eq!(gini(&[0.0, 2.0]), Some(0.5));
+        // (1, 2, 3): ordered-pair differences 1, 2, 1 twice = 8; 8 / (2 * 3 * 6) = 2/9
+        assert!((gini(&[1.0, 2.0, 3.0]).unwrap() - 2.0 / 9.0).abs() < 1e-15);
+        // (0, 0, 1, 3): pairs 1, 3, 1, 3, 2 = 10, twice 20; 20 / (2 * 4 * 4) = 0.625
+        assert_eq!(gini(&[0.0, 0.0, 1.0, 3.0]), Some(0.625));
+        assert_eq!(gini(&[]), None);
+        assert_eq!(gini(&[0.0, 0.0]), None);
     }
 
     #[test]

@@ -23,8 +23,9 @@ fn window_where_one_tenant_is_starved() {
     // received: A 20, B 0; capacity 20.
     // demand: A = 20 (+ nothing queued), B = 0 + 1 = 1.
     // water-fill of 20 over demands 20 and 1 at equal weight: B gets 1, A 19.
-    // x = (20/19, 0): J = (20/19)^2 / (2 (20/19)^2) = 1/2.
-    let mut w = ServiceWindows::new(vec![1.0, 1.0], vec![2, 2]);
+    // x = (20/19, 0): J = (20/19)^2 / (2 (20/19)^2) = 1/2; Gini: one of
+    // two holds everything, (n - 1)/n = 1/2.
+    let mut w = ServiceWindows::new(vec![1.0, 1.0], vec![2, 2]).with_gini();
     w.on_queued(0, 10 * S);
     w.on_queued(0, 10 * S);
     w.on_queued(1, S);
@@ -33,6 +34,7 @@ fn window_where_one_tenant_is_starved() {
     let r = w.close(10 * S, 10 * S);
     assert_eq!(r.backlogged, 2);
     assert!((r.jain.unwrap() - 0.5).abs() < 1e-12, "{r:?}");
+    assert!((r.gini.unwrap() - 0.5).abs() < 1e-12, "{r:?}");
     assert_eq!(w.received_totals(), vec![20.0 * S as f64, 0.0]);
     assert_eq!(w.entitled_totals(), vec![19.0 * S as f64, 1.0 * S as f64]);
 }
@@ -41,8 +43,9 @@ fn window_where_one_tenant_is_starved() {
 fn window_where_three_tenants_starve_one_is_served() {
     // Four tenants, one worker held by A for the whole 10s window; B, C, D
     // each have a 5s job claimable. received (10, 0, 0, 0); demands (10, 5, 5, 5);
-    // water-fill 10 at equal weights: level 2.5 each. x = (4, 0, 0, 0): J = 1/4.
-    let mut w = ServiceWindows::new(vec![1.0; 4], vec![1; 4]);
+    // water-fill 10 at equal weights: level 2.5 each. x = (4, 0, 0, 0): J = 1/4,
+    // Gini (n - 1)/n = 3/4.
+    let mut w = ServiceWindows::new(vec![1.0; 4], vec![1; 4]).with_gini();
     w.on_queued(0, 10 * S);
     w.on_start(0, 10 * S, 0);
     for m in 1..4 {
@@ -51,14 +54,16 @@ fn window_where_three_tenants_starve_one_is_served() {
     let r = w.close(10 * S, 10 * S);
     assert_eq!(r.backlogged, 4);
     assert!((r.jain.unwrap() - 0.25).abs() < 1e-12, "{r:?}");
+    assert_eq!(r.gini, Some(0.75));
 }
 
 #[test]
 fn window_where_everyone_gets_its_entitlement() {
     // Two workers, window [0, 10s), weights 1 and 1. A runs one job all
     // window and has more queued; B runs one job all window. Each received
-    // 10 = half the 20 delivered: entitlements 10 and 10, x = (1, 1), J = 1.
-    let mut w = ServiceWindows::new(vec![1.0, 1.0], vec![2, 2]);
+    // 10 = half the 20 delivered: entitlements 10 and 10, x = (1, 1), J = 1,
+    // Gini 0 (all equal).
+    let mut w = ServiceWindows::new(vec![1.0, 1.0], vec![2, 2]).with_gini();
     w.on_queued(0, 30 * S);
     w.on_queued(0, 30 * S);
     w.on_queued(1, 30 * S);
@@ -66,6 +71,7 @@ fn window_where_everyone_gets_its_entitlement() {
     w.on_start(1, 30 * S, 0);
     let r = w.close(10 * S, 10 * S);
     assert_eq!(r.jain, Some(1.0));
+    assert_eq!(r.gini, Some(0.0));
     // next window: service counts partial overlap: B's job ends at 14s, A's queued job starts then
     w.on_end(1, 14 * S);
     w.on_start(0, 30 * S, 14 * S);
@@ -74,6 +80,7 @@ fn window_where_everyone_gets_its_entitlement() {
     // Only A had claimable work in this window, so it does not count for J.
     assert_eq!(r.backlogged, 1);
     assert_eq!(r.jain, None);
+    assert_eq!(r.gini, None);
     assert_eq!(w.received_totals(), vec![26.0 * S as f64, 14.0 * S as f64]);
 }
 
@@ -81,7 +88,8 @@ fn window_where_everyone_gets_its_entitlement() {
 fn weights_set_the_entitlement() {
     // Weights 3:1, both backlogged, one worker each received 10s of 20s delivered.
     // Entitlements 15 and 5; x = (10/15, 10/5) = (2/3, 2); J = (8/3)^2 / (2 (4/9 + 4)) = 0.8.
-    let mut w = ServiceWindows::new(vec![3.0, 1.0], vec![2, 2]);
+    // Gini: |2 - 2/3| = 4/3 over n sum x = 2 x 8/3: 1/4.
+    let mut w = ServiceWindows::new(vec![3.0, 1.0], vec![2, 2]).with_gini();
     for m in 0..2 {
         w.on_queued(m, 100 * S);
         w.on_queued(m, 100 * S);
@@ -89,6 +97,7 @@ fn weights_set_the_entitlement() {
     }
     let r = w.close(10 * S, 10 * S);
     assert!((r.jain.unwrap() - 0.8).abs() < 1e-12, "{r:?}");
+    assert!((r.gini.unwrap() - 0.25).abs() < 1e-12, "{r:?}");
 }
 
 #[test]
@@ -97,9 +106,10 @@ fn idle_claimant_with_tiny_demand_is_capped_at_its_demand() {
     // B has a 1s job queued from 0 and never runs, so in window 2 it is idle
     // (no event, nothing running). Window 2: received A 10, B 0; demands
     // A 10 (limit 1 x 10s), B 1. Water-fill 10: level 5, B's 1 <= 5 is
-    // capped at 1, A gets 9. x = (10/9, 0): J = 1/2 (one of two served).
+    // capped at 1, A gets 9. x = (10/9, 0): J = 1/2 (one of two served),
+    // Gini 1/2 (B, idle, counts as a zero).
     // Totals: A entitled 9 + 9, B 1 + 1 (same split in window 1).
-    let mut w = ServiceWindows::new(vec![1.0, 1.0], vec![1, 1]);
+    let mut w = ServiceWindows::new(vec![1.0, 1.0], vec![1, 1]).with_gini();
     w.on_queued(0, 100 * S);
     w.on_queued(0, 100 * S);
     w.on_start(0, 100 * S, 0);
@@ -109,6 +119,7 @@ fn idle_claimant_with_tiny_demand_is_capped_at_its_demand() {
     let r = w.close(20 * S, 10 * S);
     assert_eq!(r.backlogged, 2);
     assert!((r.jain.unwrap() - 0.5).abs() < 1e-12, "{r:?}");
+    assert!((r.gini.unwrap() - 0.5).abs() < 1e-12, "{r:?}");
     w.settle();
     assert_eq!(w.entitled_totals(), vec![18.0 * S as f64, 2.0 * S as f64]);
     // window 3 is the same as window 2 (B still idle, still capped at 1):
@@ -125,8 +136,9 @@ fn idle_claimants_above_the_level_settle_lambda_times_weight() {
     // each queue a 1000s job at 0 and stay idle from window 2 on. Demands
     // A 10, B 10, C 10 (limit 1 x 10s); capacity 10 over weight 5: level 2,
     // nobody capped (10 > 2, 10 > 2, 10 > 6): entitlements 2, 2, 6 per window.
-    // x = (10/2, 0, 0): J = 1/3 each window. Totals over 3 windows: 6, 6, 18.
-    let mut w = ServiceWindows::new(vec![1.0, 1.0, 3.0], vec![1, 1, 1]);
+    // x = (10/2, 0, 0): J = 1/3 each window, Gini 2/3 (one of three holds
+    // all). Totals over 3 windows: 6, 6, 18.
+    let mut w = ServiceWindows::new(vec![1.0, 1.0, 3.0], vec![1, 1, 1]).with_gini();
     w.on_queued(0, 1000 * S);
     w.on_start(0, 1000 * S, 0);
     w.on_queued(1, 1000 * S);
@@ -136,6 +148,7 @@ fn idle_claimants_above_the_level_settle_lambda_times_weight() {
         // window 1: A's job was claimable at 0, so A, B, C; later only B and C
         assert_eq!(r.backlogged, if k == 1 { 3 } else { 2 }, "window {k}");
         assert!((r.jain.unwrap() - 1.0 / 3.0).abs() < 1e-12, "{r:?}");
+        assert!((r.gini.unwrap() - 2.0 / 3.0).abs() < 1e-12, "{r:?}");
     }
     w.settle();
     assert_eq!(w.entitled_totals(), vec![6.0 * S as f64, 6.0 * S as f64, 18.0 * S as f64]);
@@ -146,8 +159,10 @@ fn idle_claimants_above_the_level_settle_lambda_times_weight() {
     let r = w.close(40 * S, 10 * S);
     w.settle();
     assert_eq!(w.entitled_totals(), vec![11.0 * S as f64, 11.0 * S as f64, 23.0 * S as f64]);
-    // x = (10/5, 0, 5/5) = (2, 0, 1): J = 9 / (3 * 5) = 0.6
+    // x = (10/5, 0, 5/5) = (2, 0, 1): J = 9 / (3 * 5) = 0.6; Gini: sorted
+    // 0, 1, 2, pair differences 1 + 2 + 1 = 4 over n sum x = 3 x 3: 4/9
     assert!((r.jain.unwrap() - 0.6).abs() < 1e-12, "{r:?}");
+    assert!((r.gini.unwrap() - 4.0 / 9.0).abs() < 1e-12, "{r:?}");
 }
 
 /// The accounting before idle claimants were aggregated: every claimant
@@ -218,7 +233,12 @@ impl Plain {
                 x.push(received[i] / ent[i]);
             }
         }
-        let jain = if backlogged >= 2 && x.len() >= 2 { jain(&x) } else { None };
+        let (jain, gini) = match backlogged >= 2 && x.len() >= 2 {
+            true => (jain(&x), gini(&x)),
+            false => (None, None),
+        };
+        // jain and gini are both given or both not
+        let gini = jain.and(gini);
         let mut keep = vec![];
         for &m in &self.members {
             let mu = m as usize;
@@ -232,7 +252,7 @@ impl Plain {
             }
         }
         self.members = keep;
-        Window { jain, backlogged }
+        Window { jain, gini, backlogged }
     }
 }
 
@@ -248,7 +268,7 @@ fn aggregated_idle_set_matches_plain_water_filling() {
         let n = 2 + next(30) as usize;
         let weights: Vec<f64> = (0..n).map(|_| [1.0, 2.0, 3.0, 0.5, 0.25, 1.7][next(6) as usize]).collect();
         let limit: Vec<u64> = (0..n).map(|_| 1 + next(4)).collect();
-        let mut fast = ServiceWindows::new(weights.clone(), limit.clone());
+        let mut fast = ServiceWindows::new(weights.clone(), limit.clone()).with_gini();
         // the sorted walk alone, one round then the walk, and rounds only
         fast.max_rounds = [0, 1, 8][case % 3];
         let mut plain = Plain::new(weights, limit);
@@ -306,6 +326,11 @@ fn aggregated_idle_set_matches_plain_water_filling() {
                     assert!((x - y).abs() < 1e-9, "{x} vs {y}");
                     windows_with_jain += 1;
                 }
+                (x, y) => assert_eq!(x, y),
+            }
+            // the sorted gaps against the O(n^2) definition
+            match (a.gini, b.gini) {
+                (Some(x), Some(y)) => assert!((x - y).abs() < 1e-9, "gini {x} vs {y}"),
                 (x, y) => assert_eq!(x, y),
             }
         }
@@ -434,7 +459,8 @@ fn repeating_a_quiet_window_adds_it_n_times() {
     // repeat(3) stands for windows 3-5; window 6 is closed again (A's
     // received 10 needs its running job counted from 50s on). Totals over
     // six windows: received A 60, entitled A 6 x 4.5 = 27, B 6, C 27.
-    let mut w = ServiceWindows::new(vec![1.0; 3], vec![1; 3]);
+    // Gini of (10/4.5, 0, 0): one of three holds all, 2/3, in every window.
+    let mut w = ServiceWindows::new(vec![1.0; 3], vec![1; 3]).with_gini();
     w.on_queued(0, 1000 * S);
     w.on_start(0, 1000 * S, 0);
     w.on_queued(1, S);
@@ -447,8 +473,28 @@ fn repeating_a_quiet_window_adds_it_n_times() {
     assert_eq!(w.close(60 * S, 10 * S), r2);
     for r in [r1, r2] {
         assert!((r.jain.unwrap() - 1.0 / 3.0).abs() < 1e-12, "{r:?}");
+        assert!((r.gini.unwrap() - 2.0 / 3.0).abs() < 1e-12, "{r:?}");
     }
     w.settle();
     assert_eq!(w.received_totals(), vec![60.0 * S as f64, 0.0, 0.0]);
     assert_eq!(w.entitled_totals(), vec![27.0 * S as f64, 6.0 * S as f64, 27.0 * S as f64]);
+}
+
+#[test]
+fn sorted_gaps_give_the_gini_of_the_definition() {
+    // n = 5 with two zeros: (0, 0, 1, 1, 3); sorted gaps 1 at k = 2
+    // (2 x 3 pairs) and 2 at k = 4 (4 x 1 pairs): 6 + 8 = 14 over
+    // n sum x = 5 x 5: 14/25 = 0.56, as the definition's 28 / (2 x 5 x 5)
+    let mut xs: Vec<u64> = [3.0f64, 1.0, 1.0].iter().map(|x| x.to_bits()).collect();
+    assert!((sorted_gini(&mut xs, 2, 5.0) - 0.56).abs() < 1e-15);
+    assert!((gini(&[0.0, 0.0, 1.0, 1.0, 3.0]).unwrap() - 0.56).abs() < 1e-15);
+    // equal values: exactly 0, whatever their value
+    let mut xs = vec![(20.0f64 / 19.0).to_bits(); 7];
+    assert_eq!(sorted_gini(&mut xs, 0, 7.0 * 20.0 / 19.0), 0.0);
+    // one of n takes everything: (n - 1)/n
+    for n in 2..50usize {
+        let mut xs = vec![(n as f64).to_bits()];
+        let g = sorted_gini(&mut xs, n - 1, n as f64);
+        assert!((g - (n - 1) as f64 / n as f64).abs() < 1e-15, "n = {n}: {g}");
+    }
 }

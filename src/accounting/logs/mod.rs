@@ -50,7 +50,7 @@ impl Logs {
     pub fn new(sc: &Scenario, dir: &Path) -> Result<Self> {
         // creation order is the order the files were always created in
         let series = Series::new(sc, dir)?;
-        let fairness = open_csv(dir, "fairness.csv", &["time", "jain", "backlogged"])?;
+        let fairness = open_csv(dir, "fairness.csv", &["time", "jain", "backlogged", "gini"])?;
         let features = sc.features();
         let jobs = open_csv(dir, "jobs.csv", &columns::header(&columns::JOBS, &features))?;
         let queues = match sc.run_topology() {
@@ -255,6 +255,10 @@ impl Logs {
             None => f.empty(),
         }
         f.int(w.backlogged as u64);
+        match w.gini {
+            Some(g) => f.text(&format!("{g:.6}")),
+            None => f.empty(),
+        }
         f.end()
     }
 

@@ -100,7 +100,8 @@ fn last_arrival(sc: &Scenario) -> Option<(u64, bool)> {
     let ends = sc.workload.iter().map(|e| match e.arrivals {
         ArrivalSpec::Batch { at, .. } => (at, false),
         ArrivalSpec::Poisson { start, stop: Some(stop), .. } => (start.max(stop), false),
-        ArrivalSpec::Poisson { rate, start, count, .. } => {
+        ArrivalSpec::Poisson { start, count, .. } => {
+            let rate = e.arrivals.mean_rate().unwrap_or(1.0);
             (start + (count.unwrap_or(0) as f64 / rate * 1e6) as u64, true)
         }
         ArrivalSpec::Every { every, start, stop, count } => {

@@ -52,6 +52,7 @@ fn measure_words(measure: &str) -> String {
         "sla_misses" => "share of jobs waiting past their SLA".into(),
         "share" => "service over its fair share".into(),
         "jain" => "mean Jain's index".into(),
+        "gini" => "mean Gini coefficient".into(),
         "rejected" => "jobs rejected".into(),
         "deferred" => "jobs deferred".into(),
         m => match m.strip_prefix("wait_") {
@@ -93,7 +94,7 @@ pub(super) fn objective(s: &Scored, sc: Option<&Scenario>) -> String {
     let r = &s.row;
     let declared = sc.and_then(|sc| sc.objectives.iter().find(|o| o.name == r.objective));
     let what = measure_words(&r.measure);
-    let whole_run = matches!(r.measure.as_str(), "utilization" | "makespan" | "jain");
+    let whole_run = matches!(r.measure.as_str(), "utilization" | "makespan" | "jain" | "gini");
     let what = match subject(s, declared, sc) {
         Some(who) if !whole_run => format!("{what} of {who}"),
         _ => what,

@@ -7,15 +7,7 @@ use super::{pos, Builder, MAX_ATTEMPTS, MAX_BATCH, MAX_JOBS};
 use crate::error::Result;
 use crate::model::*;
 use crate::scenario::raw::*;
-use crate::time::{parse_duration, parse_rate, to_secs_f64, Time, HORIZON, HORIZON_TEXT};
-
-/// z-score of the 99th percentile of the standard normal distribution.
-const Z_P99: f64 = 2.326_347_874_040_840_8;
-/// The standard normal's 1 - 10^-9 quantile (5.998), rounded up: a
-/// lognormal's draw past e^(mu + 6 sigma) is rarer than once in 10^9.
-const Z_RARE: f64 = 6.0;
-/// ln(10^9): an exponential draw past 20.7 means is rarer than once in 10^9.
-const RARE_LN: f64 = 20.723_265_836_946_41;
+use crate::time::{parse_rate, to_secs_f64, Time, HORIZON, HORIZON_TEXT};
 
 /// Largest `declared: {factor}`: a job of up to the horizon (2^53 us) then
 /// declares at most 2^53 x 100 < 2^60 us, inside an i64 deficit with room.
@@ -236,6 +228,9 @@ impl Builder<'_> {
             Some(s) => self.dur(s, "start")?,
             None => 0,
         };
+        if let (Some(_), Some(pr)) = (&m.batch, &m.profile) {
+            return Err(self.err_at(pr, "`profile` applies to `poisson` arrivals only; use `poisson: RATE`"));
+        }
         match &m.batch {
             Some(b) => self.batch(m, b, start),
             None => self.process(a, start),
@@ -345,115 +340,18 @@ impl Builder<'_> {
                 };
                 self.err_at(p, format!("`poisson`: {msg}{hint}"))
             })?;
-            return Ok(ArrivalSpec::Poisson { rate, start, stop, count });
+            let profile = match &m.profile {
+                Some(pr) => Some(self.build_profile(pr, rate, start, stop, count)?),
+                None => None,
+            };
+            return Ok(ArrivalSpec::Poisson { rate, start, stop, count, profile });
+        }
+        if let Some(pr) = &m.profile {
+            return Err(self.err_at(pr, "`profile` applies to `poisson` arrivals only; use `poisson: RATE`"));
         }
         match &m.every {
             Some(e) => Ok(ArrivalSpec::Every { every: self.pos_dur(e, "every")?, start, stop, count }),
             None => Err(self.err_at(a, "`arrivals` needs one of poisson, every or batch")),
-        }
-    }
-
-    /// A lognormal whose draws pass the horizon more often than once in
-    /// 10^9 (its 1 - 10^-9 quantile, e^(mu + 6 sigma), past it) is refused,
-    /// as such a draw stops the run.
-    fn lognormal_tail<T>(&self, mu: f64, sigma: f64, at: &Spanned<T>) -> Result<()> {
-        let q = (mu + Z_RARE * sigma).exp();
-        if q.is_nan() || q > to_secs_f64(HORIZON) {
-            return Err(self.err_at(
-                at,
-                format!("this lognormal draws past {HORIZON_TEXT} more often than once in 10^9 jobs (e^(mu + 6 sigma) = {q:.3e} s); lower its median or p99"),
-            ));
-        }
-        Ok(())
-    }
-
-    pub(super) fn build_service(&self, s: &Spanned<RawService>) -> Result<ServiceSpec> {
-        let map = match &s.value {
-            RawService::Constant(d) => {
-                let t = parse_duration(&d.0.text).map_err(|m| self.err_at(s, format!("`service`: {m}")))?;
-                return Ok(ServiceSpec::Constant(t));
-            }
-            RawService::Map(m) => m,
-        };
-        let n = [
-            map.constant.is_some(),
-            map.exponential.is_some(),
-            map.uniform.is_some(),
-            map.lognormal.is_some(),
-        ]
-        .iter()
-        .filter(|k| **k)
-        .count();
-        if n != 1 {
-            return Err(self.err_at(
-                s,
-                "`service` needs exactly one of `constant: D`, `exponential: MEAN`, `uniform: {min, max}` or `lognormal: {median, p99}`",
-            ));
-        }
-        if let Some(c) = &map.constant {
-            return Ok(ServiceSpec::Constant(self.dur(c, "constant")?));
-        }
-        if let Some(e) = &map.exponential {
-            let mean = self.pos_dur(e, "exponential")?;
-            // a draw past the horizon stops the run: it must be rarer than 1
-            // in 10^9, P(S > H) = e^(-H / mean)
-            if to_secs_f64(mean) * RARE_LN > to_secs_f64(HORIZON) {
-                return Err(self.err_at(
-                    e,
-                    format!(
-                        "an exponential service of mean {} s draws past {HORIZON_TEXT} more often than once in 10^9 jobs (the mean must be at most 1/{RARE_LN:.1} of it); lower the mean",
-                        crate::time::fmt_secs(mean)
-                    ),
-                ));
-            }
-            return Ok(ServiceSpec::Exponential { mean });
-        }
-        if let Some(u) = &map.uniform {
-            let min = self.dur(&u.value.min, "min")?;
-            let max = self.dur(&u.value.max, "max")?;
-            if min > max {
-                return Err(self.err_at(&u.value.max, "uniform `max` must be at least `min`; swap them"));
-            }
-            return Ok(ServiceSpec::Uniform { min, max });
-        }
-        let Some(l) = &map.lognormal else {
-            return Err(self.err_at(s, "`service` needs a distribution"));
-        };
-        let v = &l.value;
-        match (&v.median, &v.p99, &v.mu, &v.sigma) {
-            (Some(med), Some(p99), None, None) => {
-                let m = self.pos_dur(med, "median")?;
-                let p = self.dur(p99, "p99")?;
-                if p <= m {
-                    return Err(self.err_at(p99, "lognormal `p99` must be greater than `median`"));
-                }
-                let (ms, ps) = (to_secs_f64(m), to_secs_f64(p));
-                let (mu, sigma) = (ms.ln(), (ps.ln() - ms.ln()) / Z_P99);
-                self.lognormal_tail(mu, sigma, p99)?;
-                Ok(ServiceSpec::LogNormal { mu, sigma })
-            }
-            (None, None, Some(mu), Some(sigma)) => {
-                if !mu.value.is_finite() {
-                    return Err(self.err_at(mu, "lognormal `mu` must be a finite number (log-seconds)"));
-                }
-                if !(sigma.value.is_finite() && sigma.value >= 0.0) {
-                    return Err(self.err_at(sigma, "lognormal `sigma` must be zero or positive (log-seconds)"));
-                }
-                // a p99 past the horizon makes draws past it likely, not rare
-                let p99 = (mu.value + Z_P99 * sigma.value).exp();
-                if p99.is_nan() || p99 > to_secs_f64(HORIZON) {
-                    return Err(self.err_at(
-                        mu,
-                        format!("this lognormal's p99, e^(mu + 2.33 sigma) = {p99:.3e} s, is past {HORIZON_TEXT}; lower mu or sigma"),
-                    ));
-                }
-                self.lognormal_tail(mu.value, sigma.value, mu)?;
-                Ok(ServiceSpec::LogNormal { mu: mu.value, sigma: sigma.value })
-            }
-            _ => Err(self.err_at(
-                l,
-                "`lognormal` needs either `{median: D, p99: D}` or `{mu: F, sigma: F}` (both keys of one pair, nothing else)",
-            )),
         }
     }
 }

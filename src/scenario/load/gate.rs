@@ -186,13 +186,23 @@ pub(super) fn check_makespan(sc: &Scenario) -> Result<()> {
                 let by_time = stop.map_or(u64::MAX, |t| t.saturating_sub(start) / every.max(1) + 1);
                 (count.unwrap_or(u64::MAX).min(by_time), start)
             }
-            ArrivalSpec::Poisson { rate, start, stop, count } if stop.is_some() || count.is_some() => {
-                // a count is exact; a stop draws Poisson(n) jobs, at least
-                // n - 7 sqrt(n) but with a chance of about 1e-12
-                let by_time = stop.map_or(u64::MAX, |t| {
-                    let n = rate * crate::time::to_secs_f64(t.saturating_sub(start));
-                    (n - 7.0 * n.sqrt()).max(0.0) as u64
-                });
+            // bursts make the count vary more than a Poisson count's
+            ArrivalSpec::Poisson { ref profile, .. }
+                if profile.as_ref().is_some_and(|p| p.bursts.is_some()) =>
+            {
+                continue
+            }
+            ArrivalSpec::Poisson { start, stop, count, .. } if stop.is_some() || count.is_some() => {
+                // a count is exact; a stop draws Poisson(n) jobs (n the rate
+                // integrated over the profile), at least n - 7 sqrt(n) but
+                // with a chance of about 1e-12
+                let by_time = match stop {
+                    None => u64::MAX,
+                    Some(_) => {
+                        let n = e.arrivals.expected_count();
+                        (n - 7.0 * n.sqrt()).max(0.0) as u64
+                    }
+                };
                 (count.unwrap_or(u64::MAX).min(by_time), start)
             }
             _ => continue,

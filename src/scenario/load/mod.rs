@@ -13,6 +13,8 @@ mod objectives;
 mod policies;
 mod prefetch;
 mod presets;
+mod profile;
+mod service;
 mod tenants;
 mod topology;
 mod traces;

@@ -15,7 +15,7 @@ use crate::time::parse_duration;
 
 /// The measure keys, for messages and did-you-mean (`wait_pNN` takes any
 /// percentile; these are the usual ones).
-const MEASURES: [&str; 13] = [
+const MEASURES: [&str; 14] = [
     "wait_p50",
     "wait_p90",
     "wait_p95",
@@ -25,6 +25,7 @@ const MEASURES: [&str; 13] = [
     "sla_misses",
     "share",
     "jain",
+    "gini",
     "utilization",
     "makespan",
     "rejected",
@@ -103,7 +104,7 @@ impl Builder<'_> {
                         };
                         return Err(self.err_at(
                             key,
-                            format!("unknown objective key `{k}`; {hint}an objective takes one measure (wait_pNN such as wait_p99 or wait_p99.9, wait_max, wait_mean, sla_misses, share, jain, utilization, makespan, rejected, deferred) and optionally class, tenant or tenants, name, cost"),
+                            format!("unknown objective key `{k}`; {hint}an objective takes one measure (wait_pNN such as wait_p99 or wait_p99.9, wait_max, wait_mean, sla_misses, share, jain, gini, utilization, makespan, rejected, deferred) and optionally class, tenant or tenants, name, cost"),
                         ));
                     };
                     if let Some((first, _, _)) = measure {
@@ -124,7 +125,8 @@ impl Builder<'_> {
             ));
         };
         let limit = self.objective_limit(&key.value, measure, bound)?;
-        let run_wide = matches!(measure, Measure::Jain | Measure::Utilization | Measure::Makespan);
+        let run_wide =
+            matches!(measure, Measure::Jain | Measure::Gini | Measure::Utilization | Measure::Makespan);
         if run_wide {
             if let Some(k) = class.map(|(k, _)| k).or(tenants.as_ref().map(|(k, _)| *k)) {
                 return Err(self.err_at(
@@ -177,6 +179,7 @@ impl Builder<'_> {
             "sla_misses" => Measure::SlaMisses,
             "share" => Measure::Share,
             "jain" => Measure::Jain,
+            "gini" => Measure::Gini,
             "utilization" => Measure::Utilization,
             "makespan" => Measure::Makespan,
             "rejected" => Measure::Rejected,
@@ -232,7 +235,7 @@ impl Builder<'_> {
                     ),
                 )),
             },
-            Measure::SlaMisses | Measure::Share | Measure::Jain | Measure::Utilization => {
+            Measure::SlaMisses | Measure::Share | Measure::Jain | Measure::Gini | Measure::Utilization => {
                 let x = match text.strip_suffix('%') {
                     Some(p) => p.trim().parse::<f64>().ok().map(|x| x / 100.0),
                     None if t.numeric => text.parse::<f64>().ok(),
@@ -394,6 +397,7 @@ fn example(measure: Measure) -> &'static str {
         Measure::SlaMisses => "`1%` or 0.01",
         Measure::Share => "0.8 (80% of a fair share)",
         Measure::Jain => "0.9",
+        Measure::Gini => "0.2",
         Measure::Utilization => "`80%` or 0.8",
         Measure::Rejected | Measure::Deferred => "0",
     }

@@ -19,7 +19,12 @@ impl Builder<'_> {
         t: &Spanned<Box<RawTrace>>,
     ) -> Result<TraceSpec> {
         self.trace_alone(e)?;
-        let t = &t.value;
+        self.trace_spec(e, &t.value)
+    }
+
+    /// The trace `t` describes; errors that have no key of their own point
+    /// at `e` (the entry, or a service's `empirical:`).
+    pub(super) fn trace_spec<T>(&self, e: &Spanned<T>, t: &RawTrace) -> Result<TraceSpec> {
         let (path, format) = self.trace_path(t)?;
         let table = tables::find(&format);
         let fmt = match (format.as_str(), table) {
@@ -234,7 +239,7 @@ impl Builder<'_> {
 
     /// An SWF trace: fixed fields, and the resource receiving each job's
     /// processor count (`slots`; by default one named procs or slots).
-    fn swf(&self, e: &Spanned<Box<RawEntry>>, t: &RawTrace) -> Result<TraceFormat> {
+    fn swf<T>(&self, e: &Spanned<T>, t: &RawTrace) -> Result<TraceFormat> {
         if t.columns.is_some() || t.service_unit.is_some() || t.time_format.is_some() {
             return Err(self.err_at(
                 e,

@@ -107,10 +107,16 @@ pub trait RowReader {
 
 /// Opens the row reader for `spec`.
 fn open_rows(spec: &TraceSpec, sc: &Scenario) -> Result<Box<dyn RowReader>> {
+    open_rows_of(spec, &sc.source, sc.resources.len())
+}
+
+/// Opens the row reader for `spec` of the scenario file `source`, which
+/// declares `resources` resources.
+fn open_rows_of(spec: &TraceSpec, source: &Path, resources: usize) -> Result<Box<dyn RowReader>> {
     // the error points at the trace entry of the scenario, or at --trace
     let place = |msg: String| match spec.line {
         0 => Error::Usage(format!("--trace {}: {msg}", spec.path.display())),
-        line => Error::input(&sc.source, line, 0, format!("trace `{}`: {msg}", spec.path.display())),
+        line => Error::input(source, line, 0, format!("trace `{}`: {msg}", spec.path.display())),
     };
     let meta = std::fs::metadata(&spec.path)
         .map_err(|e| place(format!("cannot read it: {e}; check the path (relative to the scenario file)")))?;
@@ -126,11 +132,12 @@ fn open_rows(spec: &TraceSpec, sc: &Scenario) -> Result<Box<dyn RowReader>> {
             // a header that lacks a mapped column is fixed in the scenario's
             // `columns:`, so the error points there; the CSV reader buffers
             // the file itself
-            let rows = csv::CsvRows::new(&spec.path, file, cols, spec.time_format, sc.resources.len())
-                .map_err(|e| match e {
+            let rows = csv::CsvRows::new(&spec.path, file, cols, spec.time_format, resources).map_err(
+                |e| match e {
                     Error::Input { line: 1, message, .. } => place(format!("its header (line 1): {message}")),
                     other => other,
-                })?;
+                },
+            )?;
             Box::new(rows)
         }
         TraceFormat::Swf { slots } => {
@@ -142,6 +149,50 @@ fn open_rows(spec: &TraceSpec, sc: &Scenario) -> Result<Box<dyn RowReader>> {
             Box::new(events::EventRows::new(&spec.path, reader, log)?)
         }
     })
+}
+
+/// The service of every row of `spec` (a trace of the scenario file
+/// `source`), in file order, for an empirical service law: rows the format
+/// marks missing are left out, broken rows are an error unless the trace
+/// says `on_error: skip`. At most `limit` rows; one past it is an error.
+pub fn recorded_services(
+    spec: &TraceSpec,
+    source: &Path,
+    resources: usize,
+    limit: usize,
+) -> Result<Vec<Time>> {
+    let mut rows = open_rows_of(spec, source, resources)?;
+    let mut row = Row::default();
+    let mut out = Vec::new();
+    while let Some(r) = rows.next_row(&mut row)? {
+        match r {
+            Read::Missing => continue,
+            Read::Bad(_) if spec.skip_bad_rows => continue,
+            Read::Bad(e) => return Err(row_error(&spec.path, e)),
+            Read::Row => {}
+        }
+        if row.service > HORIZON {
+            let e = RowError {
+                line: row.line,
+                column: 0,
+                message: format!("this job's service is past {HORIZON_TEXT}; check the service column's unit (`service_unit`)"),
+            };
+            if spec.skip_bad_rows {
+                continue;
+            }
+            return Err(row_error(&spec.path, e));
+        }
+        if out.len() == limit {
+            return Err(Error::input(
+                &spec.path,
+                row.line as usize,
+                0,
+                format!("more than {limit} recorded service times (8 bytes each, held for the whole run); summarise them as `histogram: {{edges, counts}}`, or sample the trace"),
+            ));
+        }
+        out.push(row.service);
+    }
+    Ok(out)
 }
 
 /// Checks a parsed row against the previous one and the scenario; returns
