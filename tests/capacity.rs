@@ -222,6 +222,8 @@ fn misuse_is_refused_at_its_place() {
     let cases = [
         ("workers: 2\ncapacity: [{at: 5s, workers: 1, loss: crash}]\nworkload: [{tenant: A, count: 1, service: 1s}]\n", "2:39", "unknown `loss: crash`"),
         ("workers: 2\ncapacity: [{at: 5s, workers: 1}, {at: 5s, workers: 3}]\nworkload: [{tenant: A, count: 1, service: 1s}]\n", "2:39", "in order of `at`"),
+        // an empty list panicked in the loader (the fuzzer's `capacity: []`)
+        ("workers: 2\ncapacity: []\nworkload: [{tenant: A, count: 1, service: 1s}]\n", "2:11", "`capacity` is empty"),
         ("workers: 2\ncapacity: [{at: 5s, workers: 0}]\nworkload: [{tenant: A, count: 1, service: 1s}]\n", "2:30", "leaves no worker"),
         ("resources: {cpu: 4}\ncapacity: [{at: 5s, workers: 1}]\nworkload: [{tenant: A, count: 1, service: 1s}]\n", "2:11", "declare the starting `workers:`"),
         ("workers: 2\nslowdowns: [{from: 5s, to: 5s, factor: 2}]\nworkload: [{tenant: A, count: 1, service: 1s}]\n", "2:28", "`to` must be later"),

@@ -170,7 +170,7 @@ fn an_swf_log_over_its_processors_breaks_resources() {
     ]);
     let (code, out, err) = check(dir.path(), "log.swf", &["--scenario", "ten.yaml"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("1 rows without a run time or processor count (cancelled) left out"), "{out}");
+    assert!(out.contains("1 rows left out: without a run time or processor count (cancelled)"), "{out}");
     assert!(out.contains("resources: ok, checked procs (capacity 10)"), "{out}");
     let out = violated(dir.path(), "log.swf", &["--scenario", "nine.yaml"], "resources");
     assert!(out.contains("at 55s") && out.contains("10 of procs in use by 2 jobs"), "{out}");

@@ -276,3 +276,28 @@ policies:
     let rows = jobs(&out, "fifo");
     assert_eq!(column(&rows, "start"), [1.0, 1.1, 3.004]);
 }
+
+#[test]
+fn a_capped_job_waiting_under_a_microsecond_poll_costs_no_event_per_look() {
+    // 2 workers polling every 1 us, tenant C capped at 1 with `spare: hold`,
+    // three 30 min jobs at 0. Job 0 starts at 0; jobs 1 and 2 are capped, so
+    // the second worker looks, finds nothing claimable and sleeps. Job 0
+    // ends at 1800 s: that frees C's cap, and the sleeper's first look at or
+    // after 1800 s on its 1 us phase from 0 is 1800 s itself: job 1 starts
+    // at 1800, job 2 at 3600 (the worker that ran job 0 looks at once, but
+    // C is at its cap until 3600). Before, every look that found a capped
+    // job planned the next one: 1.8e9 looks per half hour, a run that did
+    // not end (the fuzzer's hang); now only a change plans a look.
+    let (_d, out) = run_yaml(
+        "workers: 2
+costs: {poll_interval: 1us}
+tenants:
+  C: {cap: 1}
+workload:
+  - {tenant: C, arrivals: {batch: 3}, service: 30m}
+policies: [{policy: fifo, spare: hold}]
+",
+        &["--no-plots"],
+    );
+    assert_eq!(column(&jobs(&out, "fifo"), "start"), [0.0, 1800.0, 3600.0]);
+}

@@ -102,15 +102,17 @@ impl Engine<'_> {
     /// At `now`: frees the workers whose finish or refusal ends, starts the
     /// service of the jobs whose claim ends, wakes the sleepers whose poll
     /// is due and, with work queued, has every other sleeper plan its next
-    /// look.
-    pub(super) fn run_costs(&mut self) {
+    /// look. `other`: something besides the costs' own events happened now.
+    pub(super) fn run_costs(&mut self, other: bool) {
         let now = self.now;
         let Some(mut o) = self.costs.take() else { return };
+        let mut changed = other;
         while let Some(&Reverse((at, seq, p))) = o.releasing.peek() {
             if at > now {
                 break;
             }
             o.releasing.pop();
+            changed = true;
             self.free_workers += 1;
             self.policy.release(seq, p, now);
         }
@@ -119,12 +121,18 @@ impl Engine<'_> {
                 break;
             }
             o.claiming.pop();
+            changed = true;
             self.running.push(Attempt::new(end, seq, slot));
             self.rec.on_claimed_start(self.jobs.get(slot), now);
         }
         if let Some(s) = o.sleepers.as_mut() {
             self.free_workers += s.wake(now);
-            if self.queued_total > 0 {
+            // only a change can make a job claimable: after nothing but
+            // sleepers' looks that found nothing (a capped or unfitting job
+            // waiting), a look one interval on would find nothing either,
+            // and planning it made the run one event per interval (a 1 us
+            // poll over a half-hour run: 10^9 events)
+            if self.queued_total > 0 && changed {
                 s.plan(now);
             }
         }

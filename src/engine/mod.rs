@@ -414,7 +414,14 @@ impl<'s> Engine<'s> {
                 }
                 if self.costs.is_some() {
                     // every event, not only t_costs: an arrival plans the sleepers' looks
-                    self.run_costs();
+                    let other = t == t_done
+                        || t == t_arr
+                        || t == t_wake
+                        || t == t_delay
+                        || t == t_back
+                        || t == t_cap
+                        || t == t_limits;
+                    self.run_costs(other);
                 }
             }
             self.dispatch::<EXTRAS>()?;

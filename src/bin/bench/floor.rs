@@ -43,7 +43,9 @@ impl Shape {
     /// The shape of `sc`, which must be one such entry (as `tenants-10k.yaml` is).
     pub fn of(sc: &model::Scenario) -> Option<Shape> {
         let [e] = &sc.workload[..] else { return None };
-        let ArrivalSpec::Poisson { rate, start: 0, stop: None, count: Some(count) } = e.arrivals else {
+        let ArrivalSpec::Poisson { rate, start: 0, stop: None, count: Some(count), profile: None } =
+            e.arrivals
+        else {
             return None;
         };
         let ServiceSpec::Exponential { mean } = e.service else { return None };

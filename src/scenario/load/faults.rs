@@ -24,6 +24,12 @@ impl Builder<'_> {
         policies: &[PolicySpec],
     ) -> Result<Vec<CapacityChange>> {
         let Some(list) = raw else { return Ok(Vec::new()) };
+        if list.value.is_empty() {
+            return Err(self.err_at(
+                list,
+                "`capacity` is empty; list at least one change, e.g. `- {at: 1h, workers: 2}`, or remove the key",
+            ));
+        }
         if workers == u32::MAX {
             return Err(self.err_at(
                 list,

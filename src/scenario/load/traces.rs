@@ -149,7 +149,7 @@ impl Builder<'_> {
     }
 
     /// An event log's fields: the table's, then `columns: {tenant, class}`.
-    fn event_log(&self, e: &Spanned<Box<RawEntry>>, t: &RawTrace, mut log: EventLog) -> Result<TraceFormat> {
+    fn event_log<T>(&self, e: &Spanned<T>, t: &RawTrace, mut log: EventLog) -> Result<TraceFormat> {
         if t.service_unit.is_some() || t.slots.is_some() {
             return Err(self.err_at(
                 e,
