@@ -202,10 +202,8 @@ fn bad_table_entries_are_errors_at_their_place() {
         "s.yaml",
         "workers: 1\nworkload:\n  - trace: {path: l.jsonl, format: sidekiq_log}\n",
     );
-    let (code, err) = (|| {
-        let o = fairsim().arg("validate").arg(&sc).output().unwrap();
-        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
-    })();
+    let o = fairsim().arg("validate").arg(&sc).output().unwrap();
+    let (code, err) = (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned());
     assert_eq!(code, Some(2));
     assert!(err.contains("l.jsonl:1: the job's `start` line has no `ctx.enqueued_at`: add `enqueued_at` to Sidekiq's `logged_job_attributes`"), "{err}");
 }
