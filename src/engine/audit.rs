@@ -43,9 +43,10 @@ pub struct Audit {
 }
 
 /// Queued work, below its cap, and not set aside because its next job does
-/// not fit the free resources.
+/// not fit the free resources or its start-limit group allows no start now
+/// (lending to a capped tenant then idles no claimable work).
 fn claimable(l: &TenantLoad) -> bool {
-    l.queued > 0 && l.running < l.cap && l.parked != Some(Skip::NoFit)
+    l.queued > 0 && l.running < l.cap && !matches!(l.parked, Some(Skip::NoFit | Skip::RateLimited))
 }
 
 impl Audit {
