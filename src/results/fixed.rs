@@ -68,19 +68,9 @@ fn scaled(v: f64, digits: u32) -> Option<u64> {
     u64::try_from(q + u128::from(up)).ok()
 }
 
-/// Appends `n` in decimal, as `{n}` writes it.
-pub fn push_uint(out: &mut Vec<u8>, mut n: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[i..]);
+/// Appends `n` in decimal, as `{n}` writes it (the per-job logs' writer).
+pub fn push_uint(out: &mut Vec<u8>, n: u64) {
+    crate::accounting::logs::csv_rows::push_u64(out, n);
 }
 
 /// Appends microseconds as [`crate::time::fmt_secs`] writes them: whole
